@@ -1,0 +1,1 @@
+"""The IRC bot that runs the hill."""

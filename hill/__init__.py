@@ -1,0 +1,1 @@
+"""BF Joust hill: engine, scoring, storage, history and reports."""

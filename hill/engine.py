@@ -1,0 +1,239 @@
+"""The BF Joust engine: compile programs once, joust them many times.
+
+A thin typed layer over the native module `hill._engine`, which does the hot
+work (parse, compile, joust, trace) with the GIL released.
+
+    >>> left = compile_program("(>)*9([-]>)*21")
+    >>> right = compile_program("[]")
+    >>> print(joust(left, right))    # doctest: +SKIP
+    <<<<<<<<<<<<<<<<<<<<< <<<<<<<<<<<<<<<<<<<<< 42
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from hill import _engine
+
+MIN_TAPE = 10
+MAX_TAPE = 30
+TAPE_LENGTHS = range(MIN_TAPE, MAX_TAPE + 1)
+POLARITIES = ("sieve", "kettle")
+BATTLES = len(TAPE_LENGTHS) * len(POLARITIES)
+MAX_CYCLES: int = _engine.MAX_CYCLES
+MAX_NEST: int = _engine.MAX_NEST
+
+Polarity = Literal["sieve", "kettle"]
+
+_ERRORS = {
+    1: "unmatched '(': no ')' closes it",
+    2: "unmatched ')': no '(' opens it",
+    3: "'{' outside any '(...)' that could own it",
+    4: "second '{' in one '(...)' (the first is at {other})",
+    5: "unmatched '}': no '{' opens it",
+    6: "'{' has no '}' before the ')' at {other} closes its level",
+    7: "unmatched '[': no ']' closes it",
+    8: "unmatched ']': no '[' opens it",
+    9: "this closes a '(' or '{' level that the '[' at {other} is inside of; "
+    "a loop cannot cross out of a repeat level",
+    10: "this ']' closes the loop inside the '(' or '{' level opened at {other}; "
+    "a loop cannot cross into a repeat level",
+    11: f"'(' nested deeper than {MAX_NEST} levels",
+    12: f"'[' nested deeper than {MAX_NEST} levels",
+}
+
+
+class ParseError(ValueError):
+    """A malformed program: says what is wrong and where (1-based line and column)."""
+
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.message = message
+        self.line = line
+        self.column = column
+        self.offset = offset
+
+
+def _as_bytes(source: str | bytes) -> bytes:
+    return source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source
+
+
+def line_column(source: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of a byte offset."""
+    line = source.count(b"\n", 0, offset) + 1
+    start = source.rfind(b"\n", 0, offset) + 1
+    column = len(source[start:offset].decode("utf-8", "replace")) + 1
+    return line, column
+
+
+def _parse_error(source: bytes, kind: int, offset: int, other: int) -> ParseError:
+    line, column = line_column(source, offset)
+    where = "line {}, column {}".format(*line_column(source, other)) if other >= 0 else ""
+    return ParseError(_ERRORS[kind].replace("{other}", where), line, column, offset)
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """A compiled program: compile once, joust many times (thread-safe)."""
+
+    source: bytes
+    native: _engine.Program
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Source byte offset of each compiled instruction."""
+        return np.frombuffer(self.native.offsets, dtype=np.int32)
+
+
+def compile_program(source: str | bytes) -> Program:
+    """Compile program text; raise ParseError if it is malformed."""
+    data = _as_bytes(source)
+    try:
+        native = _engine.compile(data)
+    except _engine.ParseError as error:
+        kind, offset, other = error.args[0]
+        raise _parse_error(data, kind, offset, other) from None
+    return Program(data, native)
+
+
+@dataclass(frozen=True)
+class JoustResult:
+    """The 42 outcomes of a joust, from the left program's side.
+
+    outcomes[i] is +1 (left wins), 0 (tie) or -1 (right wins); sieve tape
+    lengths 10..30 first, then kettle 10..30.
+    """
+
+    outcomes: tuple[int, ...]
+    cycles: int = 0  # battle-cycles simulated (shared cycles counted once)
+
+    @property
+    def score(self) -> int:
+        return sum(self.outcomes)
+
+    @property
+    def sieve(self) -> tuple[int, ...]:
+        return self.outcomes[: len(TAPE_LENGTHS)]
+
+    @property
+    def kettle(self) -> tuple[int, ...]:
+        return self.outcomes[len(TAPE_LENGTHS) :]
+
+    def swapped(self) -> JoustResult:
+        """The same joust seen from the right program's side."""
+        return JoustResult(tuple(-o for o in self.outcomes), self.cycles)
+
+    def __str__(self) -> str:
+        return classic_line(self.outcomes)
+
+
+_SYMBOLS = {1: "<", 0: "X", -1: ">"}
+
+
+def classic_line(outcomes: Sequence[int]) -> str:
+    """The classic text form: `<<>X... <<>X... 10` (sieve, kettle, sum)."""
+    half = len(TAPE_LENGTHS)
+    sieve = "".join(_SYMBOLS[o] for o in outcomes[:half])
+    kettle = "".join(_SYMBOLS[o] for o in outcomes[half:])
+    return f"{sieve} {kettle} {sum(outcomes)}"
+
+
+def parse_classic_line(line: str) -> tuple[int, ...]:
+    """Inverse of classic_line (the sum is checked)."""
+    sieve, kettle, total = line.split()
+    values = {"<": 1, "X": 0, ">": -1}
+    outcomes = tuple(values[c] for c in sieve + kettle)
+    if len(outcomes) != BATTLES or sum(outcomes) != int(total):
+        raise ValueError(f"not a classic joust line: {line!r}")
+    return outcomes
+
+
+def joust(left: Program, right: Program, *, max_cycles: int = MAX_CYCLES) -> JoustResult:
+    """Play the 42 battles of left against right."""
+    raw, cycles = _engine.joust(left.native, right.native, max_cycles)
+    return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles)
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def joust_pairs(
+    pairs: Iterable[tuple[Program, Program]],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+) -> list[JoustResult]:
+    """Joust many (left, right) pairs on `jobs` threads (default: every core)."""
+    pairs = list(pairs)
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or len(pairs) <= 1:
+        return [joust(a, b, max_cycles=max_cycles) for a, b in pairs]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda pair: joust(*pair, max_cycles=max_cycles), pairs))
+
+
+def joust_many(
+    left: Program,
+    opponents: Sequence[Program],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+) -> list[JoustResult]:
+    """Joust one program (on the left) against each opponent, on every core."""
+    return joust_pairs(((left, o) for o in opponents), jobs=jobs, max_cycles=max_cycles)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Every cycle of one battle, for viewers.
+
+    State k (0..cycles) is the state after k cycles; `tapes[k]` holds the cell
+    values, `left_pointer[k]`/`right_pointer[k]` the absolute cell indices.
+    `left_source[k]`/`right_source[k]` (k < cycles) give the source byte
+    offset of the instruction each program executes in cycle k+1, or -1 once
+    it has run past its end.
+    """
+
+    tape_length: int
+    polarity: Polarity
+    outcome: int
+    cycles: int
+    left_source: np.ndarray
+    right_source: np.ndarray
+    left_pointer: np.ndarray
+    right_pointer: np.ndarray
+    tapes: np.ndarray
+
+
+def trace(
+    left: Program,
+    right: Program,
+    tape_length: int,
+    polarity: Polarity = "sieve",
+    *,
+    max_cycles: int = MAX_CYCLES,
+) -> Trace:
+    """Run one battle and record every cycle."""
+    if polarity not in POLARITIES:
+        raise ValueError(f"polarity must be one of {POLARITIES}, not {polarity!r}")
+    outcome, cycles, ip_a, ip_b, ptr_a, ptr_b, tapes = _engine.trace(
+        left.native, right.native, tape_length, polarity == "kettle", max_cycles
+    )
+    return Trace(
+        tape_length=tape_length,
+        polarity=polarity,
+        outcome=outcome,
+        cycles=cycles,
+        left_source=np.frombuffer(ip_a, dtype=np.int32),
+        right_source=np.frombuffer(ip_b, dtype=np.int32),
+        left_pointer=np.frombuffer(ptr_a, dtype=np.int8).astype(np.int16),
+        right_pointer=np.frombuffer(ptr_b, dtype=np.int8).astype(np.int16),
+        tapes=np.frombuffer(tapes, dtype=np.uint8).reshape(cycles + 1, tape_length),
+    )
