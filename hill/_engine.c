@@ -40,7 +40,9 @@
 
 enum {
     /* real instructions: each takes one cycle */
-    OP_INC, OP_DEC, OP_LEFT, OP_RIGHT, OP_WAIT, OP_LOOP1, OP_LOOP2, OP_DONE,
+    OP_INC, OP_DEC, OP_LEFT, OP_RIGHT, OP_WAIT, OP_LOOP1, OP_LOOP2,
+    OP_LOOP1X, OP_LOOP2X, /* a loop from A into C of (A{B}C): see run_battle */
+    OP_DONE,
     /* free instructions: repeat bookkeeping, no cycle */
     OP_REP1,    /* `(` of a plain repeat: push counter, counter = count */
     OP_REP2,    /* `)` of a plain repeat: count down, loop while non-zero */
@@ -389,20 +391,91 @@ static int drop_zero_repeats(POpList *l)
 /* ------------------------------------------------------------------------ */
 /* Compiled programs                                                        */
 
-typedef struct {
+typedef struct Insn {
+    const struct Insn *jump; /* where to continue when a jump is taken */
+    int32_t count;           /* repeat count */
     uint8_t op;
-    int32_t jump;  /* index to continue at when a jump is taken */
-    int32_t count; /* repeat count */
 } Insn;
 
 typedef struct {
     PyObject_HEAD
     Insn *code;
-    int32_t *src;     /* byte offset in the source of each instruction */
     int32_t len;
     int32_t stack_depth; /* repeat counters needed at run time */
+    int32_t *src;        /* byte offset in the source of each instruction */
+    /* For the period check: owner[i] is the instruction that pushed the
+       innermost repeat counter live at i (-1: none); for a pushing
+       instruction, the one that pushed the counter below it.  up_limit[p]
+       is the count a (A{B}C) counter p counts up to in C (0: plain repeat). */
+    int32_t *owner;
+    int32_t *up_limit;
     Py_ssize_t source_len;
 } ProgramObject;
+
+static int is_backjump(int op)
+{
+    return op == OP_REP2 || op == OP_INNER1 || op == OP_IREP2;
+}
+
+/* A repeat whose body holds no real instruction would spin without
+   spending a cycle: run its body once (it does nothing anyway). */
+static int run_empty_bodies_once(Insn *code, int32_t n, const POp *ops)
+{
+    int32_t *real_before = malloc(((size_t)n + 1) * sizeof *real_before);
+    if (!real_before)
+        return -1;
+    real_before[0] = 0;
+    for (int32_t i = 0; i < n; i++)
+        real_before[i + 1] = real_before[i] + IS_REAL(ops[i].type);
+    for (int32_t i = 0; i < n; i++) {
+        Insn *in = &code[i];
+        int32_t body = (int32_t)(in->jump - code);
+        if (!is_backjump(in->op) || real_before[i] - real_before[body] > 0)
+            continue;
+        if (in->op == OP_IREP2)
+            in->count = 1;
+        else
+            code[body - 1].count = 1;
+    }
+    free(real_before);
+    return 0;
+}
+
+/* Static repeat nesting: who owns each live counter, and how deep it goes. */
+static int find_owners(ProgramObject *p, const POp *ops)
+{
+    int32_t n = p->len, depth = 0, max_depth = 0;
+    int32_t *pushers = malloc(((size_t)n + 1) * sizeof *pushers);
+    if (!pushers)
+        return -1;
+    for (int32_t i = 0; i < n; i++) {
+        int op = p->code[i].op;
+        p->owner[i] = depth ? pushers[depth - 1] : -1;
+        p->up_limit[i] = 0;
+        if (op == OP_IREP1)
+            p->up_limit[i] = p->code[ops[i].inner].count;
+        else if (op == OP_INNER2)
+            p->up_limit[i] = p->code[ops[i].match].count;
+        if (op == OP_REP1 || op == OP_IREP1 || op == OP_INNER2)
+            pushers[depth++] = i;
+        else if (is_backjump(op))
+            depth--;
+        if (depth > max_depth)
+            max_depth = depth;
+    }
+    /* a loop whose ends lie under different counter owners crosses from
+       A into C of a (A{B}C): its taken jumps switch a counter's direction */
+    for (int32_t i = 0; i < n; i++) {
+        Insn *in = &p->code[i];
+        if (in->op == OP_LOOP1 && p->owner[i] != p->owner[in->jump - 1 - p->code]) {
+            in->op = OP_LOOP1X;
+            p->code[in->jump - 1 - p->code].op = OP_LOOP2X;
+        }
+    }
+    free(pushers);
+    p->stack_depth = max_depth + 1;
+    return 0;
+}
 
 static int build_code(ProgramObject *p, const POpList *l)
 {
@@ -410,59 +483,24 @@ static int build_code(ProgramObject *p, const POpList *l)
     const POp *ops = l->ops;
     p->code = malloc((size_t)n * sizeof *p->code);
     p->src = malloc((size_t)n * sizeof *p->src);
-    int32_t *real_before = malloc(((size_t)n + 1) * sizeof *real_before);
-    if (!p->code || !p->src || !real_before) {
-        free(real_before);
+    p->owner = malloc((size_t)n * sizeof *p->owner);
+    p->up_limit = malloc((size_t)n * sizeof *p->up_limit);
+    if (!p->code || !p->src || !p->owner || !p->up_limit)
         return -1;
-    }
-    real_before[0] = 0;
-    for (int32_t i = 0; i < n; i++)
-        real_before[i + 1] = real_before[i] + IS_REAL(ops[i].type);
-
-    int32_t depth = 0, max_depth = 0;
     for (int32_t i = 0; i < n; i++) {
         const POp *op = &ops[i];
         Insn *in = &p->code[i];
         in->op = op->type;
-        in->jump = -1;
         in->count = op->count;
+        /* jumps land just past the partner: `[` past `]`, `)` past `(` */
+        in->jump = (op->type == OP_LOOP1 || op->type == OP_LOOP2 || is_backjump(op->type))
+                       ? &p->code[op->match + 1] : NULL;
         p->src[i] = op->src;
-        switch (op->type) {
-        case OP_LOOP1: case OP_LOOP2:
-            in->jump = op->match + 1;
-            break;
-        case OP_REP1: case OP_IREP1: case OP_INNER2:
-            depth++;
-            break;
-        case OP_REP2: case OP_INNER1:
-            in->jump = op->match + 1;
-            depth--;
-            break;
-        case OP_IREP2:
-            in->jump = op->match + 1;
-            depth--;
-            break;
-        }
-        if (depth > max_depth)
-            max_depth = depth;
     }
-    /* A repeat whose body holds no real instruction would spin without
-       spending a cycle: run its body once (it does nothing anyway). */
-    for (int32_t i = 0; i < n; i++) {
-        Insn *in = &p->code[i];
-        if (in->op != OP_REP2 && in->op != OP_INNER1 && in->op != OP_IREP2)
-            continue;
-        if (real_before[i] - real_before[in->jump] > 0)
-            continue;
-        if (in->op == OP_IREP2)
-            in->count = 1;
-        else
-            p->code[in->jump - 1].count = 1;
-    }
-    free(real_before);
     p->len = n;
-    p->stack_depth = max_depth + 1;
-    return 0;
+    if (run_empty_bodies_once(p->code, n, ops) < 0)
+        return -1;
+    return find_owners(p, ops);
 }
 
 static int compile_source(ProgramObject *p, const unsigned char *s, Py_ssize_t n, ParseErr *err)
@@ -485,280 +523,410 @@ static int compile_source(ProgramObject *p, const unsigned char *s, Py_ssize_t n
 /* ------------------------------------------------------------------------ */
 /* Battles                                                                  */
 
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 typedef struct {
-    int32_t ip, ptr, rep;
-    int32_t *stack; /* repeat counters; stack[0..sp) in use */
+    int32_t ip, ptr, rep; /* rep: the innermost live repeat counter */
     int32_t sp;
+    int32_t *stack;       /* the counters below it: stack[0..sp) */
+    uint32_t crossings;   /* OP_LOOP1X/OP_LOOP2X jumps taken */
 } ProgState;
 
 typedef struct {
     uint8_t tape[WIDE_TAPE];
-    int32_t len;       /* tape length */
-    int32_t cycle;     /* cycles done */
-    int32_t deaths_a, deaths_b;
-    ProgState a, b;
+    int32_t len;          /* tape length */
+    int32_t cycle;        /* cycles done */
+    int32_t deaths_a, deaths_b; /* consecutive end-of-cycle zero flags; 2: fell off */
     int kettle;
-    /* Highest cell the left program has stood on, and lowest for the right
-       one.  Moving past them is either falling off (real battles start with
-       them at the tape ends) or news for the shared battle. */
+    /* Highest cell the left program has stood on, lowest for the right one.
+       Real battles start with them at the tape ends, so passing them means
+       falling off; in the shared battle it means the programs drew closer. */
     int32_t hi_a, lo_b;
+    ProgState a, b;
 } Battle;
 
 typedef struct {
-    int32_t *ip_a, *ip_b;   /* source offset of the instruction run, or -1 */
-    int8_t *ptr_a, *ptr_b;  /* pointers after each cycle */
-    uint8_t *tape;          /* tape after each cycle, len bytes each */
-    int32_t cap;
+    int32_t *ip_a, *ip_b;   /* instruction each program runs in cycle k+1 */
+    int8_t *ptr_a, *ptr_b;  /* pointers after k cycles */
+    uint8_t *tape;          /* tape after k cycles, len bytes each */
 } TraceBuf;
 
-/* Run the free instructions at *st until a real one is next (repeat
-   bookkeeping only: it reads no tape, so when it runs does not matter). */
-static inline void settle(ProgState *st, const Insn *code)
-{
-    for (;;) {
-        const Insn *in = &code[st->ip];
-        switch (in->op) {
-        case OP_REP1: case OP_IREP1:
-            st->stack[st->sp++] = st->rep;
-            st->rep = in->count;
-            st->ip++;
-            break;
-        case OP_REP2: case OP_INNER1:
-            if (--st->rep) {
-                st->ip = in->jump;
-            } else {
-                st->rep = st->stack[--st->sp];
-                st->ip++;
-            }
-            break;
-        case OP_INNER2:
-            st->stack[st->sp++] = st->rep;
-            st->rep = 1;
-            st->ip++;
-            break;
-        case OP_IREP2:
-            if (++st->rep <= in->count) {
-                st->ip = in->jump;
-            } else {
-                st->rep = st->stack[--st->sp];
-                st->ip++;
-            }
-            break;
-        default:
-            return;
-        }
-    }
-}
-
-typedef struct Joust Joust;
-
-/* Outcomes: +1 left wins, 0 tie, -1 right wins.  RUN_FORKED: the shared
-   battle handed every tape length over to real battles. */
+/* run_battle's result besides +1 (left wins), 0 (tie), -1 (right wins):
+   the shared battle handed every tape length over to real battles. */
 #define RUN_FORKED 2
+#define FIRST_SNAPSHOT 32
 
-static int fork_battles(Joust *j, const Battle *shared);
-
-struct Joust {
+typedef struct {
     const ProgramObject *left, *right;
     int32_t max_cycles;
     int next_len;               /* shortest tape length not yet forked */
     int8_t outcome[N_BATTLES];  /* sieve 10..30, kettle 10..30 */
-    int32_t *scratch_a, *scratch_b; /* repeat stacks of the forked battles */
     long long cycles;           /* battle-cycles simulated, for benchmarks */
-};
+    Battle fork, fork_snapshot, shared_snapshot;
+} Joust;
+
+static void copy_battle(Battle *to, const Battle *from)
+{
+    int32_t *stack_a = to->a.stack, *stack_b = to->b.stack;
+    *to = *from;
+    to->a.stack = stack_a;
+    to->b.stack = stack_b;
+    memcpy(stack_a, from->a.stack, (size_t)from->a.sp * sizeof *stack_a);
+    memcpy(stack_b, from->b.stack, (size_t)from->b.sp * sizeof *stack_b);
+}
 
 /*
- * The interpreter.  Both programs execute one real instruction per cycle:
- * left first, then right; the right one's loop tests use the cell value from
- * before the left one acted, so both see the tape as it was at the start of
- * the cycle.  Free instructions run in settle() before a program's turn.
+ * A counter that cannot reach its exit before the cycle limit: it moves one
+ * step per cycle at most, down towards 0 in a plain repeat or in A, up
+ * towards its count in C.  If the program took a crossing jump since the
+ * snapshot (`monotone` false), a counter of (A{B}C) may change direction.
  */
-static int run_battle(Battle *bt, const Insn *code_a, const Insn *code_b,
-                      Joust *j, TraceBuf *trace)
+static int counter_is_far(const ProgramObject *p, int32_t owner, int32_t value,
+                          int32_t remaining, int monotone)
 {
-    uint8_t *tape = bt->tape;
-    const int32_t len = bt->len, last = len - 1;
-    const int32_t max_cycles = j->max_cycles;
-    const int32_t flip = bt->kettle ? -1 : 1;
-    const int shared = j && trace == NULL && len == WIDE_TAPE;
-    ProgState *a = &bt->a, *b = &bt->b;
+    if (owner < 0)
+        return 0;
+    int32_t limit = p->up_limit[owner];
+    int far_from_zero = value > remaining + 1;
+    int far_from_limit = limit - value > remaining + 1;
+    if (limit == 0)
+        return far_from_zero;
+    if (!monotone)
+        return far_from_zero && far_from_limit;
+    return p->code[owner].op == OP_INNER2 ? far_from_limit : far_from_zero;
+}
+
+static int same_counters(const ProgramObject *p, const ProgState *now, int32_t now_left,
+                         const ProgState *then, int32_t then_left)
+{
+    if (now->sp != then->sp)
+        return 0;
+    int monotone = now->crossings == then->crossings;
+    int32_t owner = p->owner[now->ip];
+    for (int32_t k = now->sp; k >= 0; k--) {
+        int32_t u = k == now->sp ? now->rep : now->stack[k];
+        int32_t v = k == now->sp ? then->rep : then->stack[k];
+        if (u != v && !(counter_is_far(p, owner, u, now_left, monotone) &&
+                        counter_is_far(p, owner, v, then_left, monotone)))
+            return 0;
+        if (owner >= 0)
+            owner = p->owner[owner];
+    }
+    return 1;
+}
+
+/*
+ * Is the battle now in the state it was in at the snapshot, but for repeat
+ * counters too far from their ends to matter?  Then it will go round the
+ * same loop until the cycle limit (nothing was decided during the loop), so
+ * it is a tie.  This settles most timeouts after a few thousand cycles.
+ */
+static int same_state(const Battle *now, const Battle *then, const Joust *j)
+{
+    if (now->a.ip != then->a.ip || now->b.ip != then->b.ip || now->a.ptr != then->a.ptr ||
+        now->b.ptr != then->b.ptr || now->deaths_a != then->deaths_a ||
+        now->deaths_b != then->deaths_b || now->hi_a != then->hi_a || now->lo_b != then->lo_b ||
+        memcmp(now->tape, then->tape, (size_t)now->len) != 0)
+        return 0;
+    int32_t now_left = j->max_cycles - now->cycle, then_left = j->max_cycles - then->cycle;
+    return same_counters(j->left, &now->a, now_left, &then->a, then_left) &&
+           same_counters(j->right, &now->b, now_left, &then->b, then_left);
+}
+
+/* The free instructions, on a program's instruction pointer, innermost
+   counter and counter stack pointer. */
+#define REP_PUSH(ip, rep, sp, value) (*(sp)++ = (rep), (rep) = (value), (ip)++)
+#define REP_DOWN(ip, rep, sp) (--(rep) ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
+#define REP_UP(ip, rep, sp) \
+    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
+
+/* Run free instructions until a real one is next (repeat bookkeeping reads
+   no tape, so running it early changes nothing). */
+#define SETTLE(ip, rep, sp)                                                   \
+    for (;;) {                                                                \
+        switch ((ip)->op) {                                                   \
+        case OP_REP1: case OP_IREP1: REP_PUSH(ip, rep, sp, (ip)->count); continue; \
+        case OP_REP2: case OP_INNER1: REP_DOWN(ip, rep, sp); continue;        \
+        case OP_INNER2: REP_PUSH(ip, rep, sp, 1); continue;                   \
+        case OP_IREP2: REP_UP(ip, rep, sp); continue;                         \
+        }                                                                     \
+        break;                                                                \
+    }
+
+static int fork_battles(Joust *j, const Battle *shared);
+
+/*
+ * The interpreter.  Each cycle the left program runs one real instruction,
+ * then the right one; the right one's loop tests read the cell as it was
+ * before the left one acted, so both see the tape of the start of the cycle.
+ * Falling off the tape counts as a dead flag (deaths = 2), decided at the
+ * end of the cycle like the flags.  The common path is one indirect jump per
+ * instruction; everything rare (trace, cycle limit, snapshots, forks) waits
+ * for the checkpoint at `stop_at`.  `snapshot` is NULL for a traced battle:
+ * a trace shows every cycle.
+ */
+static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
+{
+#define COMMON_OPS(side) [OP_WAIT] = &&side##_wait, [OP_LOOP1] = &&side##_loop1, \
+    [OP_LOOP2] = &&side##_loop2, [OP_LOOP1X] = &&side##_loop1x,                   \
+    [OP_LOOP2X] = &&side##_loop2x, [OP_REP1] = &&side##_rep1,                     \
+    [OP_IREP1] = &&side##_rep1, [OP_REP2] = &&side##_rep2,                        \
+    [OP_INNER1] = &&side##_rep2, [OP_INNER2] = &&side##_inner2,                   \
+    [OP_IREP2] = &&side##_irep2, [OP_LEFT] = &&side##_left, [OP_RIGHT] = &&side##_right
+    static void *const ops_a[N_OPS] = {
+        [OP_INC] = &&a_inc, [OP_DEC] = &&a_dec, [OP_DONE] = &&a_done, COMMON_OPS(a),
+    };
+    static void *const ops_b_sieve[N_OPS] = {
+        [OP_INC] = &&b_inc, [OP_DEC] = &&b_dec, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
+    };
+    /* kettle: the right program's + and - swapped */
+    static void *const ops_b_kettle[N_OPS] = {
+        [OP_INC] = &&b_dec, [OP_DEC] = &&b_inc, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
+    };
+#undef COMMON_OPS
+    void *const *const ops_b = bt->kettle ? ops_b_kettle : ops_b_sieve;
+    const Insn *const code_a = j->left->code, *const code_b = j->right->code;
+    uint8_t *const tape = bt->tape;
+    const int32_t len = bt->len, last = len - 1, max_cycles = j->max_cycles;
+    const int shared = trace == NULL && len == WIDE_TAPE;
+    const int32_t first_cycle = bt->cycle;
+
+    /* the state, in locals so that it lives in registers */
+    const Insn *ia = code_a + bt->a.ip, *ib = code_b + bt->b.ip;
+    int32_t pa = bt->a.ptr, pb = bt->b.ptr, rep_a = bt->a.rep, rep_b = bt->b.rep;
+    int32_t *sa = bt->a.stack + bt->a.sp, *sb = bt->b.stack + bt->b.sp;
+    int32_t hi_a = bt->hi_a, lo_b = bt->lo_b;
+    int32_t deaths_a = bt->deaths_a, deaths_b = bt->deaths_b, cycle = bt->cycle;
     int result;
+    uint8_t b_cell;
 
-    for (;;) {
-        if (trace) {
-            settle(a, code_a);
-            settle(b, code_b);
-            trace->ip_a[bt->cycle] = code_a[a->ip].op == OP_DONE ? -1 : a->ip;
-            trace->ip_b[bt->cycle] = code_b[b->ip].op == OP_DONE ? -1 : b->ip;
-        }
-        const uint8_t b_cell = tape[b->ptr];
-        int fell_a = 0, fell_b = 0;
+    const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
+    int32_t snap_interval = FIRST_SNAPSHOT;
+    int32_t next_snapshot = snapshot ? cycle + snap_interval : INT32_MAX;
+    int32_t stop_at;
 
-        /* left program */
-        settle(a, code_a);
-        const Insn *in = &code_a[a->ip];
-        switch (in->op) {
-        case OP_INC: tape[a->ptr]++; a->ip++; break;
-        case OP_DEC: tape[a->ptr]--; a->ip++; break;
-        case OP_LEFT:
-            if (--a->ptr < 0)
-                fell_a = 1;
-            a->ip++;
-            break;
-        case OP_RIGHT:
-            if (++a->ptr > bt->hi_a) {
-                if (a->ptr >= len)
-                    fell_a = 1;
-                else
-                    bt->hi_a = a->ptr;
-            }
-            a->ip++;
-            break;
-        case OP_WAIT: a->ip++; break;
-        case OP_LOOP1: a->ip = tape[a->ptr] ? a->ip + 1 : in->jump; break;
-        case OP_LOOP2: a->ip = tape[a->ptr] ? in->jump : a->ip + 1; break;
-        default: break; /* OP_DONE */
-        }
+#define SAVE() do {                                                           \
+        bt->a.ip = (int32_t)(ia - code_a); bt->b.ip = (int32_t)(ib - code_b);   \
+        bt->a.ptr = pa; bt->b.ptr = pb; bt->a.rep = rep_a; bt->b.rep = rep_b;   \
+        bt->a.sp = (int32_t)(sa - bt->a.stack);                                 \
+        bt->b.sp = (int32_t)(sb - bt->b.stack);                                 \
+        bt->hi_a = hi_a; bt->lo_b = lo_b; bt->cycle = cycle;                    \
+        bt->deaths_a = deaths_a; bt->deaths_b = deaths_b;                       \
+    } while (0)
+#define RECORD_NEXT_INSTRUCTIONS() do {                                       \
+        SETTLE(ia, rep_a, sa);                                                  \
+        SETTLE(ib, rep_b, sb);                                                  \
+        trace->ip_a[cycle] = ia->op == OP_DONE ? -1 : (int32_t)(ia - code_a);   \
+        trace->ip_b[cycle] = ib->op == OP_DONE ? -1 : (int32_t)(ib - code_b);   \
+    } while (0)
+#define RECORD_STATE() do {                                                   \
+        trace->ptr_a[cycle] = (int8_t)pa; trace->ptr_b[cycle] = (int8_t)pb;     \
+        memcpy(trace->tape + (size_t)cycle * len, tape, (size_t)len);           \
+    } while (0)
 
-        /* right program: its `>` goes towards lower cells */
-        settle(b, code_b);
-        in = &code_b[b->ip];
-        switch (in->op) {
-        case OP_INC: tape[b->ptr] += flip; b->ip++; break;
-        case OP_DEC: tape[b->ptr] -= flip; b->ip++; break;
-        case OP_LEFT:
-            if (++b->ptr >= len)
-                fell_b = 1;
-            b->ip++;
-            break;
-        case OP_RIGHT:
-            if (--b->ptr < bt->lo_b) {
-                if (b->ptr < 0)
-                    fell_b = 1;
-                else
-                    bt->lo_b = b->ptr;
-            }
-            b->ip++;
-            break;
-        case OP_WAIT: b->ip++; break;
-        case OP_LOOP1: b->ip = b_cell ? b->ip + 1 : in->jump; break;
-        case OP_LOOP2: b->ip = b_cell ? in->jump : b->ip + 1; break;
-        default: break;
-        }
+    if (trace)
+        RECORD_NEXT_INSTRUCTIONS();
+set_stop:
+    stop_at = trace ? cycle + 1 : (next_snapshot < max_cycles ? next_snapshot : max_cycles);
+cycle_start:
+    b_cell = tape[pb];
+    goto *ops_a[ia->op];
 
-        bt->cycle++;
-        if (trace) {
-            int32_t c = bt->cycle;
-            trace->ptr_a[c] = (int8_t)a->ptr;
-            trace->ptr_b[c] = (int8_t)b->ptr;
-            memcpy(trace->tape + (size_t)c * len, tape, (size_t)len);
-        }
-
-        /* end of the cycle: falls, then two consecutive zero flags */
-        if (fell_b) {
-            if (!tape[0])
-                bt->deaths_a++;
-            result = (fell_a || bt->deaths_a >= 2) ? 0 : 1;
-            break;
-        }
-        if (fell_a)
-            bt->deaths_a = 2;
-        else if (!tape[0])
-            bt->deaths_a++;
-        else
-            bt->deaths_a = 0;
-        if (!tape[last])
-            bt->deaths_b++;
-        else
-            bt->deaths_b = 0;
-        if (bt->deaths_a >= 2 || bt->deaths_b >= 2) {
-            result = (bt->deaths_a >= 2) ? (bt->deaths_b >= 2 ? 0 : -1) : 1;
-            break;
-        }
-        if (bt->cycle >= max_cycles) {
-            result = 0;
-            break;
-        }
-        if (shared && bt->hi_a + (WIDE_TAPE - 1 - bt->lo_b) >= j->next_len - 1) {
-            if (fork_battles(j, bt) == RUN_FORKED) {
-                result = RUN_FORKED;
-                break;
-            }
+    /* the left program */
+a_inc: tape[pa]++; ia++; goto *ops_b[ib->op];
+a_dec: tape[pa]--; ia++; goto *ops_b[ib->op];
+a_left:
+    if (unlikely(--pa < 0))
+        deaths_a = 2;
+    ia++;
+    goto *ops_b[ib->op];
+a_right:
+    if (unlikely(++pa > hi_a)) {
+        if (pa >= len)
+            deaths_a = 2;
+        else {
+            hi_a = pa;
+            stop_at = 0; /* shared battle: see whether to fork */
         }
     }
-    if (j)
-        j->cycles += bt->cycle;
+    ia++;
+    goto *ops_b[ib->op];
+a_wait: ia++; goto *ops_b[ib->op];
+a_loop1: ia = tape[pa] ? ia + 1 : ia->jump; goto *ops_b[ib->op];
+a_loop2: ia = tape[pa] ? ia->jump : ia + 1; goto *ops_b[ib->op];
+a_loop1x:
+    if (tape[pa]) ia++; else { ia = ia->jump; bt->a.crossings++; }
+    goto *ops_b[ib->op];
+a_loop2x:
+    if (tape[pa]) { ia = ia->jump; bt->a.crossings++; } else ia++;
+    goto *ops_b[ib->op];
+a_done: goto *ops_b[ib->op];
+a_rep1: REP_PUSH(ia, rep_a, sa, ia->count); goto *ops_a[ia->op];
+a_rep2: REP_DOWN(ia, rep_a, sa); goto *ops_a[ia->op];
+a_inner2: REP_PUSH(ia, rep_a, sa, 1); goto *ops_a[ia->op];
+a_irep2: REP_UP(ia, rep_a, sa); goto *ops_a[ia->op];
+
+    /* the right program: its `<` goes towards higher cells, `>` lower */
+b_inc: tape[pb]++; ib++; goto end_cycle;
+b_dec: tape[pb]--; ib++; goto end_cycle;
+b_left:
+    if (unlikely(++pb > last))
+        deaths_b = 2;
+    ib++;
+    goto end_cycle;
+b_right:
+    if (unlikely(--pb < lo_b)) {
+        if (pb < 0)
+            deaths_b = 2;
+        else {
+            lo_b = pb;
+            stop_at = 0;
+        }
+    }
+    ib++;
+    goto end_cycle;
+b_wait: ib++; goto end_cycle;
+b_loop1: ib = b_cell ? ib + 1 : ib->jump; goto end_cycle;
+b_loop2: ib = b_cell ? ib->jump : ib + 1; goto end_cycle;
+b_loop1x:
+    if (b_cell) ib++; else { ib = ib->jump; bt->b.crossings++; }
+    goto end_cycle;
+b_loop2x:
+    if (b_cell) { ib = ib->jump; bt->b.crossings++; } else ib++;
+    goto end_cycle;
+b_rep1: REP_PUSH(ib, rep_b, sb, ib->count); goto *ops_b[ib->op];
+b_rep2: REP_DOWN(ib, rep_b, sb); goto *ops_b[ib->op];
+b_inner2: REP_PUSH(ib, rep_b, sb, 1); goto *ops_b[ib->op];
+b_irep2: REP_UP(ib, rep_b, sb); goto *ops_b[ib->op];
+
+end_cycle:
+    cycle++;
+    /* a zero flag twice in a row loses; a fall (2) stays */
+    deaths_a = tape[0] ? (deaths_a & 2) : deaths_a + 1;
+    deaths_b = tape[last] ? (deaths_b & 2) : deaths_b + 1;
+    if (unlikely((deaths_a | deaths_b) >= 2)) {
+        result = deaths_a >= 2 ? (deaths_b >= 2 ? 0 : -1) : 1;
+        goto done;
+    }
+    if (unlikely(ia == snap_ia) && ib == snap_ib && pa == snapshot->a.ptr &&
+        pb == snapshot->b.ptr) {
+        SAVE();
+        if (same_state(bt, snapshot, j)) {
+            result = 0;
+            goto done;
+        }
+    }
+    if (likely(cycle < stop_at))
+        goto cycle_start;
+
+    /* checkpoint */
+    if (trace) {
+        RECORD_STATE();
+        RECORD_NEXT_INSTRUCTIONS();
+    }
+    if (cycle >= max_cycles) {
+        result = 0;
+        goto done;
+    }
+    if (shared && hi_a + (WIDE_TAPE - 1 - lo_b) >= j->next_len - 1) {
+        SAVE();
+        if (fork_battles(j, bt) == RUN_FORKED) {
+            result = RUN_FORKED;
+            goto done;
+        }
+    }
+    if (cycle >= next_snapshot) {
+        SAVE();
+        copy_battle(snapshot, bt);
+        snap_ia = ia;
+        snap_ib = ib;
+        snap_interval *= 2;
+        next_snapshot = cycle + snap_interval;
+    }
+    goto set_stop;
+
+done:
+    if (trace)
+        RECORD_STATE();
+    SAVE();
+    j->cycles += cycle - first_cycle;
     return result;
+#undef SAVE
+#undef RECORD_NEXT_INSTRUCTIONS
+#undef RECORD_STATE
 }
 
-static void copy_state(ProgState *to, const ProgState *from, int32_t *stack)
-{
-    *to = *from;
-    to->stack = stack;
-    memcpy(stack, from->stack, (size_t)from->sp * sizeof *stack);
-}
-
-/* Fork every tape length whose cells the programs' visited ranges now
-   cover from the shared battle; run those battles to their end. */
+/* Fork every tape length that the programs' visited ranges now span from
+   the shared battle, and run those battles to their end. */
 static int fork_battles(Joust *j, const Battle *shared)
 {
     int32_t reach = shared->hi_a + (WIDE_TAPE - 1 - shared->lo_b);
     while (j->next_len <= MAX_TAPE && reach >= j->next_len - 1) {
         int32_t len = j->next_len++;
+        int32_t offset = WIDE_TAPE - len; /* wide index of the real cell 0 on the right */
         for (int kettle = 0; kettle < 2; kettle++) {
-            Battle bt;
-            memset(bt.tape, 0, sizeof bt.tape);
+            Battle *bt = &j->fork;
+            copy_battle(bt, shared);
+            /* in kettle the right program's cells are the negatives */
             int sign = kettle ? -1 : 1;
-            int32_t offset = WIDE_TAPE - len; /* wide index of the right's cell 0 */
             for (int32_t c = 0; c < len; c++)
-                bt.tape[c] = (uint8_t)(shared->tape[c] + sign * shared->tape[offset + c]);
-            bt.len = len;
-            bt.cycle = shared->cycle;
-            bt.deaths_a = shared->deaths_a;
-            bt.deaths_b = shared->deaths_b;
-            bt.kettle = kettle;
-            bt.hi_a = len - 1;
-            bt.lo_b = 0;
-            copy_state(&bt.a, &shared->a, j->scratch_a);
-            copy_state(&bt.b, &shared->b, j->scratch_b);
-            bt.b.ptr = shared->b.ptr - offset;
-            int r = run_battle(&bt, j->left->code, j->right->code, j, NULL);
+                bt->tape[c] = (uint8_t)(shared->tape[c] + sign * shared->tape[offset + c]);
+            memset(bt->tape + len, 0, WIDE_TAPE - len);
+            bt->len = len;
+            bt->kettle = kettle;
+            bt->hi_a = len - 1;
+            bt->lo_b = 0;
+            bt->b.ptr = shared->b.ptr - offset;
+            int r = run_battle(bt, j, &j->fork_snapshot, NULL);
             j->outcome[kettle * N_TAPES + (len - MIN_TAPE)] = (int8_t)r;
         }
     }
     return j->next_len > MAX_TAPE ? RUN_FORKED : 0;
 }
 
-static void start_battle(Battle *bt, int32_t len, int kettle, int32_t *stack_a, int32_t *stack_b)
+static void start_battle(Battle *bt, int32_t len, int kettle)
 {
+    int32_t *stack_a = bt->a.stack, *stack_b = bt->b.stack;
     memset(bt, 0, sizeof *bt);
+    bt->a.stack = stack_a;
+    bt->b.stack = stack_b;
     bt->len = len;
     bt->kettle = kettle;
     bt->tape[0] = 128;
     bt->tape[len - 1] = 128;
-    bt->a.ptr = 0;
     bt->b.ptr = len - 1;
-    bt->a.stack = stack_a;
-    bt->b.stack = stack_b;
-    bt->hi_a = 0;
-    bt->lo_b = len - 1;
+    int wide = len == WIDE_TAPE;
+    bt->hi_a = wide ? 0 : len - 1;
+    bt->lo_b = wide ? len - 1 : 0;
+}
+
+/* Give each battle of the joust its repeat-counter stacks (one block). */
+static int32_t *give_stacks(Battle **battles, int n, int32_t depth_a, int32_t depth_b)
+{
+    int32_t *block = malloc(sizeof(int32_t) * (size_t)n * ((size_t)depth_a + depth_b));
+    int32_t *next = block;
+    for (int i = 0; block && i < n; i++) {
+        battles[i]->a.stack = next;
+        next += depth_a;
+        battles[i]->b.stack = next;
+        next += depth_b;
+    }
+    return block;
 }
 
 /* Returns 0, or -1 when out of memory. */
 static int run_joust(Joust *j)
 {
-    int32_t da = j->left->stack_depth, db = j->right->stack_depth;
-    int32_t *stacks = malloc(sizeof(int32_t) * 2 * ((size_t)da + db));
-    if (!stacks)
+    Battle shared;
+    Battle *battles[] = {&shared, &j->shared_snapshot, &j->fork, &j->fork_snapshot};
+    int32_t *block = give_stacks(battles, 4, j->left->stack_depth, j->right->stack_depth);
+    if (!block)
         return -1;
-    j->scratch_a = stacks;
-    j->scratch_b = stacks + da;
     j->next_len = MIN_TAPE;
     j->cycles = 0;
-
-    Battle shared;
-    start_battle(&shared, WIDE_TAPE, 0, stacks + da + db, stacks + 2 * da + db);
-    int r = run_battle(&shared, j->left->code, j->right->code, j, NULL);
+    start_battle(&shared, WIDE_TAPE, 0);
+    int r = run_battle(&shared, j, &j->shared_snapshot, NULL);
     if (r != RUN_FORKED) {
         /* decided before the programs met: the same on every tape left */
         for (int len = j->next_len; len <= MAX_TAPE; len++) {
@@ -766,7 +934,7 @@ static int run_joust(Joust *j)
             j->outcome[N_TAPES + len - MIN_TAPE] = (int8_t)r;
         }
     }
-    free(stacks);
+    free(block);
     return 0;
 }
 
@@ -779,6 +947,8 @@ static void Program_dealloc(ProgramObject *self)
 {
     free(self->code);
     free(self->src);
+    free(self->owner);
+    free(self->up_limit);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -827,6 +997,8 @@ static PyObject *engine_compile(PyObject *module, PyObject *arg)
     }
     p->code = NULL;
     p->src = NULL;
+    p->owner = NULL;
+    p->up_limit = NULL;
     p->len = 0;
     p->source_len = buf.len;
     ParseErr err = {0};
@@ -894,26 +1066,25 @@ static PyObject *engine_trace(PyObject *module, PyObject *args)
     TraceBuf tr = {
         .ip_a = malloc(n * 4), .ip_b = malloc(n * 4),
         .ptr_a = malloc(n), .ptr_b = malloc(n),
-        .tape = malloc(n * (size_t)len), .cap = (int32_t)n,
+        .tape = malloc(n * (size_t)len),
     };
-    int32_t *stacks = malloc(sizeof(int32_t) * ((size_t)left->stack_depth + right->stack_depth));
+    Battle bt;
+    Battle *battles[] = {&bt};
+    int32_t *stacks = give_stacks(battles, 1, left->stack_depth, right->stack_depth);
     PyObject *result = NULL;
     if (!tr.ip_a || !tr.ip_b || !tr.ptr_a || !tr.ptr_b || !tr.tape || !stacks) {
         PyErr_NoMemory();
         goto done;
     }
-    Battle bt;
     int outcome;
     Joust j = {.left = left, .right = right, .max_cycles = (int32_t)max_cycles};
     Py_BEGIN_ALLOW_THREADS
-    start_battle(&bt, len, kettle, stacks, stacks + left->stack_depth);
-    bt.hi_a = len - 1;
-    bt.lo_b = 0;
+    start_battle(&bt, len, kettle);
     tr.ptr_a[0] = 0;
     tr.ptr_b[0] = (int8_t)(len - 1);
     memcpy(tr.tape, bt.tape, (size_t)len);
-    outcome = run_battle(&bt, left->code, right->code, &j, &tr);
-    /* map instruction indices to source offsets */
+    outcome = run_battle(&bt, &j, NULL, &tr);
+    /* instruction indices to source offsets */
     for (int32_t c = 0; c < bt.cycle; c++) {
         tr.ip_a[c] = tr.ip_a[c] < 0 ? -1 : left->src[tr.ip_a[c]];
         tr.ip_b[c] = tr.ip_b[c] < 0 ? -1 : right->src[tr.ip_b[c]];
