@@ -698,20 +698,22 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     int32_t *sa = bt->a.stack + bt->a.sp, *sb = bt->b.stack + bt->b.sp;
     int32_t hi_a = bt->hi_a, lo_b = bt->lo_b;
     int32_t deaths_a = bt->deaths_a, deaths_b = bt->deaths_b, cycle = bt->cycle;
+    int32_t stop_at; /* the next checkpoint is at the end of cycle stop_at */
+    int32_t budget;  /* cycles before it (kept in one register instead of two) */
     int result;
     uint8_t b_cell;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
     int32_t snap_interval = FIRST_SNAPSHOT;
     int32_t next_snapshot = snapshot ? cycle + snap_interval : INT32_MAX;
-    int32_t stop_at;
 
+#define CYCLE() (stop_at - budget)
 #define SAVE() do {                                                           \
         bt->a.ip = (int32_t)(ia - code_a); bt->b.ip = (int32_t)(ib - code_b);   \
         bt->a.ptr = pa; bt->b.ptr = pb; bt->a.rep = rep_a; bt->b.rep = rep_b;   \
         bt->a.sp = (int32_t)(sa - bt->a.stack);                                 \
         bt->b.sp = (int32_t)(sb - bt->b.stack);                                 \
-        bt->hi_a = hi_a; bt->lo_b = lo_b; bt->cycle = cycle;                    \
+        bt->hi_a = hi_a; bt->lo_b = lo_b; bt->cycle = CYCLE();                  \
         bt->deaths_a = deaths_a; bt->deaths_b = deaths_b;                       \
     } while (0)
 #define RECORD_NEXT_INSTRUCTIONS() do {                                       \
@@ -729,6 +731,7 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
         RECORD_NEXT_INSTRUCTIONS();
 set_stop:
     stop_at = trace ? cycle + 1 : (next_snapshot < max_cycles ? next_snapshot : max_cycles);
+    budget = stop_at - cycle;
 cycle_start:
     b_cell = tape[pb];
     goto *ops_a[ia->op];
@@ -747,7 +750,8 @@ a_right:
             deaths_a = 2;
         else {
             hi_a = pa;
-            stop_at = 0; /* shared battle: see whether to fork */
+            stop_at -= budget - 1; /* shared battle: see whether to fork */
+            budget = 1;
         }
     }
     ia++;
@@ -781,7 +785,8 @@ b_right:
             deaths_b = 2;
         else {
             lo_b = pb;
-            stop_at = 0;
+            stop_at -= budget - 1;
+            budget = 1;
         }
     }
     ib++;
@@ -801,7 +806,7 @@ b_inner2: REP_PUSH(ib, rep_b, sb, 1); goto *ops_b[ib->op];
 b_irep2: REP_UP(ib, rep_b, sb); goto *ops_b[ib->op];
 
 end_cycle:
-    cycle++;
+    budget--;
     /* a zero flag twice in a row loses; a fall (2) stays */
     deaths_a = tape[0] ? (deaths_a & 2) : deaths_a + 1;
     deaths_b = tape[last] ? (deaths_b & 2) : deaths_b + 1;
@@ -817,10 +822,11 @@ end_cycle:
             goto done;
         }
     }
-    if (likely(cycle < stop_at))
+    if (likely(budget))
         goto cycle_start;
 
     /* checkpoint */
+    cycle = stop_at;
     if (trace) {
         RECORD_STATE();
         RECORD_NEXT_INSTRUCTIONS();
@@ -847,11 +853,13 @@ end_cycle:
     goto set_stop;
 
 done:
+    cycle = CYCLE();
     if (trace)
         RECORD_STATE();
     SAVE();
     j->cycles += cycle - first_cycle;
     return result;
+#undef CYCLE
 #undef SAVE
 #undef RECORD_NEXT_INSTRUCTIONS
 #undef RECORD_STATE
