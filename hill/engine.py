@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -97,7 +97,7 @@ def compile_program(source: str | bytes) -> Program:
     try:
         native = _engine.compile(data)
     except _engine.ParseError as error:
-        kind, offset, other = error.args[0]
+        kind, offset, other = error.args
         raise _parse_error(data, kind, offset, other) from None
     return Program(data, native)
 
@@ -111,7 +111,8 @@ class JoustResult:
     """
 
     outcomes: tuple[int, ...]
-    cycles: int = 0  # battle-cycles simulated (shared cycles counted once)
+    # battle-cycles simulated (a statistic: shared cycles counted once)
+    cycles: int = field(default=0, compare=False)
 
     @property
     def score(self) -> int:
@@ -205,11 +206,50 @@ class Trace:
     polarity: Polarity
     outcome: int
     cycles: int
+    max_cycles: int
     left_source: np.ndarray
     right_source: np.ndarray
     left_pointer: np.ndarray
     right_pointer: np.ndarray
     tapes: np.ndarray
+
+    @property
+    def winner(self) -> str:
+        return {1: "left", 0: "tie", -1: "right"}[self.outcome]
+
+    @property
+    def reason(self) -> str:
+        """How the battle ended, in words."""
+        final = self.tapes[-1]
+        pointers = (("left", self.left_pointer[-1]), ("right", self.right_pointer[-1]))
+        fell = [side for side, pointer in pointers if not 0 <= pointer < self.tape_length]
+        if fell:
+            return " and ".join(fell) + " ran off the tape"
+        if self.outcome == 0 and self.cycles >= self.max_cycles:
+            return f"no decision in {self.max_cycles} cycles"
+        dead = [side for side, cell in (("left", final[0]), ("right", final[-1])) if cell == 0]
+        flags = " and ".join(f"{side}'s flag" for side in dead)
+        return f"{flags} stayed at zero for two cycles"
+
+    def summary(self) -> str:
+        result = "tie" if self.outcome == 0 else f"{self.winner} wins"
+        return f"{result} after {self.cycles} cycles: {self.reason}"
+
+    def to_json(self) -> dict[str, object]:
+        """Plain data (lists), one entry per cycle or state, for viewers."""
+        return {
+            "tape_length": self.tape_length,
+            "polarity": self.polarity,
+            "outcome": self.outcome,
+            "winner": self.winner,
+            "reason": self.reason,
+            "cycles": self.cycles,
+            "left_source": self.left_source.tolist(),
+            "right_source": self.right_source.tolist(),
+            "left_pointer": self.left_pointer.tolist(),
+            "right_pointer": self.right_pointer.tolist(),
+            "tapes": self.tapes.tolist(),
+        }
 
 
 def trace(
@@ -231,6 +271,7 @@ def trace(
         polarity=polarity,
         outcome=outcome,
         cycles=cycles,
+        max_cycles=max_cycles,
         left_source=np.frombuffer(ip_a, dtype=np.int32),
         right_source=np.frombuffer(ip_b, dtype=np.int32),
         left_pointer=np.frombuffer(ptr_a, dtype=np.int8).astype(np.int16),

@@ -1,0 +1,174 @@
+"""The `bfjoust` command line (also `python -m hill`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from hill import engine
+from hill.engine import JoustResult, ParseError, Program
+
+
+class CommandError(Exception):
+    """A problem to report on stderr with exit status 1 (no traceback)."""
+
+
+def load_program(path: str) -> Program:
+    try:
+        source = Path(path).read_bytes()
+    except OSError as error:
+        raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        return engine.compile_program(source)
+    except ParseError as error:
+        raise CommandError(f"{path}:{error.line}:{error.column}: {error.message}") from None
+
+
+def load_programs(paths: Sequence[str]) -> list[Program]:
+    """Compile every file; report every bad one before giving up."""
+    programs, problems = [], []
+    for path in paths:
+        try:
+            programs.append(load_program(path))
+        except CommandError as error:
+            problems.append(str(error))
+    if problems:
+        raise CommandError("\n".join(problems))
+    return programs
+
+
+def parse_tape_length(text: str) -> int:
+    value = int(text)
+    if value not in engine.TAPE_LENGTHS:
+        raise argparse.ArgumentTypeError(
+            f"tape length must be within {engine.MIN_TAPE}..{engine.MAX_TAPE}"
+        )
+    return value
+
+
+def command_joust(args: argparse.Namespace) -> None:
+    left, right = load_programs([args.left, args.right])
+    print(engine.joust(left, right))
+
+
+def full_matrix(programs: Sequence[Program], jobs: int | None) -> list[list[JoustResult]]:
+    """Every ordered pair; each unordered pair is jousted once (swapping
+    sides negates a joust) and a program against itself is 42 ties."""
+    n = len(programs)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    results = engine.joust_pairs(((programs[i], programs[j]) for i, j in pairs), jobs=jobs)
+    ties = JoustResult((0,) * engine.BATTLES)
+    matrix = [[ties] * n for _ in range(n)]
+    for (i, j), result in zip(pairs, results, strict=True):
+        matrix[i][j] = result
+        matrix[j][i] = result.swapped()
+    return matrix
+
+
+def command_matrix(args: argparse.Namespace) -> None:
+    programs = load_programs(args.files)
+    matrix = full_matrix(programs, args.jobs)
+    print("\n".join(str(result) for row in matrix for result in row))
+
+
+def command_check(args: argparse.Namespace) -> None:
+    problems = []
+    for path in args.files:
+        try:
+            program = load_program(path)
+        except CommandError as error:
+            problems.append(str(error))
+            continue
+        print(f"{path}: ok, {program.native.instructions} instructions")
+    if problems:
+        raise CommandError("\n".join(problems))
+
+
+def _hex_tape(tape: Sequence[int], left: int, right: int) -> str:
+    marks = []
+    for cell, value in enumerate(tape):
+        mark = {(True, True): "X", (True, False): "A", (False, True): "B"}.get(
+            (cell == left, cell == right), " "
+        )
+        marks.append(f"{mark}{value:02x}")
+    return " ".join(marks)
+
+
+def _instruction(source: bytes, offset: int) -> str:
+    if offset < 0:
+        return "(end)  "
+    line, column = engine.line_column(source, offset)
+    return f"{chr(source[offset])} {line}:{column}".ljust(7)
+
+
+def command_trace(args: argparse.Namespace) -> None:
+    left, right = load_programs([args.left, args.right])
+    trace = engine.trace(left, right, args.tape, args.polarity)
+    if args.json:
+        json.dump(trace.to_json(), sys.stdout, separators=(",", ":"))
+        print()
+        return
+    print(f"{args.left} vs {args.right}, tape {args.tape}, {args.polarity}")
+    print("A: left pointer, B: right pointer, X: both; instructions as char line:column")
+    print(f"{'cycle':>6}  {'left':7}  {'right':7}  tape")
+    print(f"{0:6}  {'':7}  {'':7}  {_hex_tape(trace.tapes[0], 0, args.tape - 1)}")
+    for k in range(trace.cycles):
+        tape = _hex_tape(
+            trace.tapes[k + 1], int(trace.left_pointer[k + 1]), int(trace.right_pointer[k + 1])
+        )
+        left_op = _instruction(left.source, int(trace.left_source[k]))
+        right_op = _instruction(right.source, int(trace.right_source[k]))
+        print(f"{k + 1:6}  {left_op}  {right_op}  {tape}")
+    print(trace.summary())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bfjoust", description="BF Joust engine and hill tools."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    joust = commands.add_parser("joust", help="joust two programs, print the classic line")
+    joust.add_argument("left")
+    joust.add_argument("right")
+    joust.set_defaults(run=command_joust)
+
+    matrix = commands.add_parser(
+        "matrix", help="joust every ordered pair, one classic line each (left-major)"
+    )
+    matrix.add_argument("files", nargs="+", metavar="FILE")
+    matrix.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
+    matrix.set_defaults(run=command_matrix)
+
+    check = commands.add_parser("check", help="parse programs and report errors")
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.set_defaults(run=command_check)
+
+    trace = commands.add_parser("trace", help="print one battle cycle by cycle")
+    trace.add_argument("left")
+    trace.add_argument("right")
+    trace.add_argument("--tape", type=parse_tape_length, required=True, help="10..30")
+    trace.add_argument("--polarity", choices=engine.POLARITIES, default="sieve")
+    trace.add_argument("--json", action="store_true", help="print the trace as JSON")
+    trace.set_defaults(run=command_trace)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except CommandError as error:
+        print(error, file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # `bfjoust matrix ... | head` is fine
+        sys.stderr.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

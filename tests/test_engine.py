@@ -1,0 +1,243 @@
+"""The native engine against the reference results, its own plain path, and the rules."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import warrior_path
+
+from hill import engine
+from hill.engine import ParseError, compile_program, joust
+
+
+@pytest.fixture(scope="session")
+def reference_programs(reference_names: list[str]) -> list[engine.Program]:
+    return [compile_program(warrior_path(name).read_bytes()) for name in reference_names]
+
+
+def test_every_reference_joust_matches(
+    reference_programs: list[engine.Program], reference_results: list[str]
+) -> None:
+    n = len(reference_programs)
+    assert n == 98 and len(reference_results) == n * n
+    pairs = [(a, b) for a in reference_programs for b in reference_programs]
+    results = engine.joust_pairs(pairs)
+    mismatches = [
+        (k // n, k % n, str(result), expected)
+        for k, (result, expected) in enumerate(zip(results, reference_results, strict=True))
+        if str(result) != expected
+    ]
+    assert mismatches == []
+
+
+def test_trace_agrees_with_joust(reference_programs: list[engine.Program]) -> None:
+    """A trace runs each battle on its own from cycle 0 with no shortcuts
+    (no shared prefix, no repetition check): it must reach the same outcomes."""
+    rng = random.Random(7)
+    for _ in range(12):
+        left, right = rng.sample(reference_programs, 2)
+        outcomes = joust(left, right).outcomes
+        for index, (polarity, length) in enumerate(
+            (p, n) for p in engine.POLARITIES for n in engine.TAPE_LENGTHS
+        ):
+            assert engine.trace(left, right, length, polarity).outcome == outcomes[index]
+
+
+def test_self_joust_is_all_ties(reference_programs: list[engine.Program]) -> None:
+    for program in reference_programs[::7]:
+        assert joust(program, program).outcomes == (0,) * engine.BATTLES
+
+
+def test_threads_give_the_same_results(reference_programs: list[engine.Program]) -> None:
+    left, opponents = reference_programs[0], reference_programs[:30]
+    assert engine.joust_many(left, opponents, jobs=2) == engine.joust_many(
+        left, opponents, jobs=1
+    )
+
+
+def test_classic_line_round_trip() -> None:
+    line = "<<<>>>>>><<<<>><<<<<< <<<>>>>>><<<<>><<<<<< 10"
+    assert engine.classic_line(engine.parse_classic_line(line)) == line
+
+
+# --- the rules, on small hand-made programs ---------------------------------
+
+RUSH = "(>)*9([-]>)*21"  # clears every cell up to the enemy flag
+
+
+def outcomes(left: str, right: str, **kwargs: int) -> tuple[int, ...]:
+    return joust(compile_program(left), compile_program(right), **kwargs).outcomes
+
+
+def test_rush_beats_an_idle_program() -> None:
+    assert outcomes(RUSH, "") == (1,) * 42
+    assert outcomes("", RUSH) == (-1,) * 42
+
+
+def test_falling_off_the_own_end_loses() -> None:
+    assert outcomes("<", "") == (-1,) * 42
+    assert outcomes("", "<") == (1,) * 42
+
+
+def test_both_falling_off_in_one_cycle_is_a_tie() -> None:
+    assert outcomes("<", "<") == (0,) * 42
+
+
+def test_a_fall_while_the_other_flag_dies_a_second_time_is_a_tie() -> None:
+    # Left zeroes its own flag at cycle 128 and keeps it there; right walks
+    # off its end at cycle 129, the cycle left's flag is zero a second time.
+    assert outcomes("(-)*128", "(.)*128<") == (0,) * 42
+    # One cycle earlier the fall decides alone.
+    assert outcomes("(-)*128", "(.)*127<") == (1,) * 42
+
+
+def test_flag_zero_for_two_cycles_loses_and_both_at_once_tie() -> None:
+    assert outcomes("(-)*128", "") == (-1,) * 42
+    assert outcomes("(-)*128", "(-)*128") == (0,) * 42
+    # zero for one cycle only, then back: nothing happens
+    assert outcomes("(-)*128+", "") == (0,) * 42
+
+
+def test_kettle_inverts_the_right_program() -> None:
+    left, right = compile_program(""), compile_program(">+++")
+    sieve = engine.trace(left, right, 12, "sieve", max_cycles=10)
+    kettle = engine.trace(left, right, 12, "kettle", max_cycles=10)
+    assert sieve.tapes[-1][10] == 3
+    assert kettle.tapes[-1][10] == 256 - 3
+    # the left program's + is never swapped
+    swapped = engine.trace(compile_program(">+++"), left, 12, "kettle", max_cycles=10)
+    assert swapped.tapes[-1][1] == 3
+
+
+def test_cycle_limit_and_a_decision_on_the_last_cycle() -> None:
+    # left's flag dies at the end of cycles 128 and 129
+    assert outcomes("(-)*128", "", max_cycles=129) == (-1,) * 42
+    assert outcomes("(-)*128", "", max_cycles=128) == (0,) * 42
+
+
+def test_swapping_sides_negates() -> None:
+    a, b = "(>)*7(+)*5([-]>)*20", ">(+)*10<(-[+]>)*3"
+    assert outcomes(b, a) == tuple(-o for o in outcomes(a, b))
+
+
+def test_abbreviations_expand_like_the_written_program() -> None:
+    pairs = [
+        ("(>)*9([-]>)*21", ">>>>>>>>>" + "[-]>" * 21),
+        ("(>)%9(+{-}.)%3", ">>>>>>>>>" + "+++-..."),
+        ("(-[{.}])%3", "-[-[-[.]]]"),
+        ("((>)*2)*3(+)*0-", ">>>>>>-"),
+        ("(>) * 4 (+)*", ">>>>"),  # no count after `*`: 0; spaces allowed before digits
+        ("(>)*-1", ">" * 40),  # negative: 100000, effectively forever
+        ("(>)*3 4", ">>>"),  # a stray digit is a comment
+        ("(a(b{c{d}e}f)%2g)%3", ""),  # letters are comments
+        # the second `{` belongs to the outer repeat (the inner one has one)
+        ("(>(+{-{<}.}>)%2-)%2", ">++-" * 2 + "<" + ".>>-" * 2),
+    ]
+    opponents = [compile_program(p) for p in ("", RUSH, "(>)*8(-)*64<(+)*40", ">+[]<(-)*10")]
+    for short, written in pairs:
+        a, b = compile_program(short), compile_program(written)
+        for opponent in opponents:
+            assert joust(a, opponent) == joust(b, opponent), short
+            assert joust(opponent, a) == joust(opponent, b), short
+
+
+def test_count_parsing_details() -> None:
+    same = [
+        ("(>)*1000000", "(>)*100000"),  # capped
+        ("(+)*-0>", ">"),  # minus zero is zero
+        ("(+)*- 5>", ">"),  # digits must follow the minus directly; the 5 is a comment
+        ("(+)*-+>", ">"),  # the lone `-` is eaten, not an instruction
+        ("(+)\n*\n3>", "+++>"),  # comments between `)` `*` and the digits
+        ("(+) , *3>", ">"),  # `,` ends the search for `*`
+    ]
+    opponent = compile_program("(>)*9([-]>)*5(+)*7[-]")
+    for short, written in same:
+        a, b = compile_program(short), compile_program(written)
+        assert joust(a, opponent) == joust(b, opponent), short
+        assert joust(opponent, a) == joust(opponent, b), short
+
+
+# --- parse errors ---------------------------------------------------------------
+
+ERRORS = [
+    ("+(\n+", 1, 2, "unmatched '('"),
+    ("+\n +)", 2, 3, "unmatched ')'"),
+    ("[", 1, 1, "unmatched '['"),
+    ("+]", 1, 2, "unmatched ']'"),
+    ("{}", 1, 1, "'{' outside any '(...)'"),
+    ("(a{b}c{d}e)%2", 1, 7, "second '{'"),
+    ("(+)%2}", 1, 6, "unmatched '}'"),
+    ("(+{)%2", 1, 3, "'{' has no '}'"),
+    ("(+[)*5]", 1, 4, "cannot cross out"),
+    ("[(+]+)*2", 1, 4, "cannot cross into"),
+    ("(" * 4097 + ")" * 4097, 1, 4097, "deeper than 4096"),
+    ("[" * 4097 + "]" * 4097, 1, 4097, "deeper than 4096"),
+]
+
+
+@pytest.mark.parametrize(("source", "line", "column", "message"), ERRORS)
+def test_parse_errors_say_what_and_where(
+    source: str, line: int, column: int, message: str
+) -> None:
+    with pytest.raises(ParseError) as caught:
+        compile_program(source)
+    error = caught.value
+    assert (error.line, error.column) == (line, column)
+    assert message in error.message
+    assert str(error).startswith(f"line {line}, column {column}: ")
+
+
+def test_columns_count_characters_not_bytes() -> None:
+    with pytest.raises(ParseError) as caught:
+        compile_program("é ü ]")
+    assert (caught.value.line, caught.value.column) == (1, 5)
+
+
+def test_deepest_allowed_nesting_compiles_and_runs() -> None:
+    deep = "(" * 4096 + "+" + ")*2" * 4096
+    brackets = "[" * 4096 + "]" * 4096
+    for source in (deep, brackets):
+        joust(compile_program(source), compile_program(RUSH))
+
+
+def test_astronomical_expansion_is_bounded() -> None:
+    program = compile_program("((((+)*100000)*100000)*100000)*100000")
+    assert program.native.instructions < 20
+    rush = compile_program(RUSH)
+    assert joust(program, rush) == joust(compile_program("(+)*-1"), rush)
+
+
+def test_empty_bodies_never_spin() -> None:
+    # nested repeats with nothing real inside must not cost time per cycle
+    program = compile_program("(((+)*0)*-1)*-1(((.)*-1)*-1)*-1")
+    assert joust(program, program).outcomes == (0,) * 42
+
+
+def test_largest_hill_program_compiles() -> None:
+    source = warrior_path("esohill-20241026/Lymia.lugh.bfjoust").read_bytes()
+    assert len(source) > 800_000
+    program = compile_program(source)
+    assert program.native.instructions > 0
+
+
+def test_bad_arguments_are_rejected() -> None:
+    a = compile_program("+")
+    with pytest.raises(ValueError):
+        joust(a, a, max_cycles=0)
+    with pytest.raises(ValueError):
+        engine.trace(a, a, 9)
+    with pytest.raises(ValueError):
+        engine.trace(a, a, 10, "sideways")  # type: ignore[arg-type]
+
+
+def test_trace_records_every_cycle() -> None:
+    left, right = compile_program("(>)*9[-]"), compile_program("(-)*10")
+    trace = engine.trace(left, right, 10, "sieve")
+    assert trace.tapes.shape == (trace.cycles + 1, 10)
+    assert trace.tapes[0].tolist() == [128] + [0] * 8 + [128]
+    assert trace.left_pointer[0] == 0 and trace.right_pointer[0] == 9
+    assert trace.left_pointer[9] == 9  # after nine `>`
+    assert trace.left_source[0] == 1  # the first `>` is at byte 1
+    assert trace.right_source[0] == 1
+    assert trace.outcome == 1 and "right's flag" in trace.reason
