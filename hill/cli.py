@@ -126,9 +126,7 @@ def command_trace(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="bfjoust", description="BF Joust engine and hill tools."
-    )
+    parser = argparse.ArgumentParser(prog="bfjoust", description="BF Joust engine and hill tools.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     joust = commands.add_parser("joust", help="joust two programs, print the classic line")

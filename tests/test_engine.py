@@ -51,9 +51,7 @@ def test_self_joust_is_all_ties(reference_programs: list[engine.Program]) -> Non
 
 def test_threads_give_the_same_results(reference_programs: list[engine.Program]) -> None:
     left, opponents = reference_programs[0], reference_programs[:30]
-    assert engine.joust_many(left, opponents, jobs=2) == engine.joust_many(
-        left, opponents, jobs=1
-    )
+    assert engine.joust_many(left, opponents, jobs=2) == engine.joust_many(left, opponents, jobs=1)
 
 
 def test_classic_line_round_trip() -> None:
@@ -177,9 +175,7 @@ ERRORS = [
 
 
 @pytest.mark.parametrize(("source", "line", "column", "message"), ERRORS)
-def test_parse_errors_say_what_and_where(
-    source: str, line: int, column: int, message: str
-) -> None:
+def test_parse_errors_say_what_and_where(source: str, line: int, column: int, message: str) -> None:
     with pytest.raises(ParseError) as caught:
         compile_program(source)
     error = caught.value
