@@ -544,6 +544,7 @@ typedef struct {
        falling off; in the shared battle it means the programs drew closer. */
     int32_t hi_a, lo_b;
     ProgState a, b;
+    int32_t decided_at; /* the game's length: the cycle limit for a tie found early */
 } Battle;
 
 typedef struct {
@@ -563,6 +564,7 @@ typedef struct {
     int next_len;               /* shortest tape length not yet forked */
     int8_t outcome[N_BATTLES];  /* sieve 10..30, kettle 10..30 */
     long long cycles;           /* battle-cycles simulated, for benchmarks */
+    long long game_cycles;      /* the 42 games' lengths added up */
     Battle fork, fork_snapshot, shared_snapshot;
 } Joust;
 
@@ -700,7 +702,7 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     int32_t deaths_a = bt->deaths_a, deaths_b = bt->deaths_b, cycle = bt->cycle;
     int32_t stop_at; /* the next checkpoint is at the end of cycle stop_at */
     int32_t budget;  /* cycles before it (kept in one register instead of two) */
-    int result;
+    int result, tie_found = 0;
     uint8_t b_cell;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
@@ -819,6 +821,7 @@ end_cycle:
         SAVE();
         if (same_state(bt, snapshot, j)) {
             result = 0;
+            tie_found = 1;
             goto done;
         }
     }
@@ -857,6 +860,7 @@ done:
     if (trace)
         RECORD_STATE();
     SAVE();
+    bt->decided_at = tie_found ? max_cycles : cycle;
     j->cycles += cycle - first_cycle;
     return result;
 #undef CYCLE
@@ -888,6 +892,7 @@ static int fork_battles(Joust *j, const Battle *shared)
             bt->b.ptr = shared->b.ptr - offset;
             int r = run_battle(bt, j, &j->fork_snapshot, NULL);
             j->outcome[kettle * N_TAPES + (len - MIN_TAPE)] = (int8_t)r;
+            j->game_cycles += bt->decided_at;
         }
     }
     return j->next_len > MAX_TAPE ? RUN_FORKED : 0;
@@ -932,7 +937,7 @@ static int run_joust(Joust *j)
     if (!block)
         return -1;
     j->next_len = MIN_TAPE;
-    j->cycles = 0;
+    j->cycles = j->game_cycles = 0;
     start_battle(&shared, WIDE_TAPE, 0);
     int r = run_battle(&shared, j, &j->shared_snapshot, NULL);
     if (r != RUN_FORKED) {
@@ -940,6 +945,7 @@ static int run_joust(Joust *j)
         for (int len = j->next_len; len <= MAX_TAPE; len++) {
             j->outcome[len - MIN_TAPE] = (int8_t)r;
             j->outcome[N_TAPES + len - MIN_TAPE] = (int8_t)r;
+            j->game_cycles += 2 * (long long)shared.decided_at;
         }
     }
     free(block);
@@ -1053,7 +1059,8 @@ static PyObject *engine_joust(PyObject *module, PyObject *args)
     Py_END_ALLOW_THREADS
     if (rc < 0)
         return PyErr_NoMemory();
-    return Py_BuildValue("(y#L)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES, j.cycles);
+    return Py_BuildValue("(y#LL)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES, j.cycles,
+                         j.game_cycles);
 }
 
 static PyObject *engine_trace(PyObject *module, PyObject *args)
@@ -1119,7 +1126,8 @@ static PyMethodDef engine_methods[] = {
     {"compile", engine_compile, METH_O,
      "compile(source: bytes) -> Program; raises ParseError((kind, offset, other_offset))"},
     {"joust", engine_joust, METH_VARARGS,
-     "joust(left, right, max_cycles=100000) -> (42 outcome bytes as int8, cycles simulated)"},
+     "joust(left, right, max_cycles=100000) -> "
+     "(42 outcome bytes as int8, cycles simulated, cycles the 42 games lasted)"},
     {"trace", engine_trace, METH_VARARGS,
      "trace(left, right, tape_length, kettle, max_cycles=100000) -> "
      "(outcome, cycles, ip_left, ip_right, ptr_left, ptr_right, tapes)"},

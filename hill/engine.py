@@ -111,8 +111,10 @@ class JoustResult:
     """
 
     outcomes: tuple[int, ...]
-    # battle-cycles simulated (a statistic: shared cycles counted once)
+    # statistics: battle-cycles simulated (shared ones counted once, ties found
+    # early cut short), and the cycles the 42 games lasted
     cycles: int = field(default=0, compare=False)
+    game_cycles: int = field(default=0, compare=False)
 
     @property
     def score(self) -> int:
@@ -128,7 +130,7 @@ class JoustResult:
 
     def swapped(self) -> JoustResult:
         """The same joust seen from the right program's side."""
-        return JoustResult(tuple(-o for o in self.outcomes), self.cycles)
+        return JoustResult(tuple(-o for o in self.outcomes), self.cycles, self.game_cycles)
 
     def __str__(self) -> str:
         return classic_line(self.outcomes)
@@ -157,8 +159,8 @@ def parse_classic_line(line: str) -> tuple[int, ...]:
 
 def joust(left: Program, right: Program, *, max_cycles: int = MAX_CYCLES) -> JoustResult:
     """Play the 42 battles of left against right."""
-    raw, cycles = _engine.joust(left.native, right.native, max_cycles)
-    return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles)
+    raw, cycles, game_cycles = _engine.joust(left.native, right.native, max_cycles)
+    return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles, game_cycles)
 
 
 def default_jobs() -> int:

@@ -1,0 +1,94 @@
+"""The `bfjoust` command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REFERENCE, warrior_path
+
+
+def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hill", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_joust_prints_the_classic_line(tmp_path: Path) -> None:
+    rush = write(tmp_path, "rush.bf", "(>)*9([-]>)*21")
+    idle = write(tmp_path, "idle.bf", "")
+    result = bfjoust("joust", rush, idle)
+    assert result.returncode == 0
+    assert result.stdout == "<<<<<<<<<<<<<<<<<<<<< <<<<<<<<<<<<<<<<<<<<< 42\n"
+
+
+def test_matrix_matches_the_reference_format(
+    reference_names: list[str], reference_results: list[str]
+) -> None:
+    chosen = [0, 13, 47, 60, 87, 97]  # both hills and the wiki set
+    files = [warrior_path(reference_names[i]) for i in chosen]
+    result = bfjoust("matrix", "--jobs", "2", *files)
+    assert result.returncode == 0, result.stderr
+    expected = [reference_results[i * 98 + j] for i in chosen for j in chosen]
+    assert result.stdout.splitlines() == expected
+
+
+def test_matrix_with_a_bad_file_prints_nothing_and_fails(tmp_path: Path) -> None:
+    good = write(tmp_path, "good.bf", "+")
+    bad = write(tmp_path, "bad.bf", "+\n  ]")
+    result = bfjoust("matrix", good, bad)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.strip() == f"{bad}:2:3: unmatched ']': no '[' opens it"
+
+
+def test_missing_file_is_reported(tmp_path: Path) -> None:
+    result = bfjoust("joust", tmp_path / "nope.bf", tmp_path / "nope.bf")
+    assert result.returncode == 1
+    assert "nope.bf: cannot read" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_check_reports_each_file(tmp_path: Path) -> None:
+    good = write(tmp_path, "good.bf", "(>)*9")
+    bad = write(tmp_path, "bad.bf", "(+{)*5")
+    result = bfjoust("check", good, bad)
+    assert result.returncode == 1
+    assert result.stdout.startswith(f"{good}: ok")
+    assert f"{bad}:1:3:" in result.stderr
+
+
+def test_trace_text_and_json(tmp_path: Path) -> None:
+    left = write(tmp_path, "left.bf", "(>)*9[-]")
+    right = write(tmp_path, "right.bf", "(-)*10")
+    text = bfjoust("trace", left, right, "--tape", "10", "--polarity", "kettle")
+    assert text.returncode == 0
+    lines = text.stdout.splitlines()
+    assert "A80" in lines[3] and "B80" in lines[3]  # state 0: both flags, both pointers
+    assert lines[-1].startswith("left wins after")
+    data = json.loads(bfjoust("trace", left, right, "--tape", "10", "--json").stdout)
+    assert data["winner"] == "left"
+    assert len(data["tapes"]) == data["cycles"] + 1
+    assert len(data["left_source"]) == data["cycles"]
+
+
+def test_trace_rejects_a_bad_tape_length(tmp_path: Path) -> None:
+    program = write(tmp_path, "p.bf", "+")
+    result = bfjoust("trace", program, program, "--tape", "31")
+    assert result.returncode == 2
+    assert "10..30" in result.stderr
+
+
+def test_reference_folder_is_present() -> None:
+    assert (REFERENCE / "results.txt").is_file()
