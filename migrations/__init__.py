@@ -1,0 +1,1 @@
+"""Alembic migrations of the hill database (run by hill.storage.Database.upgrade)."""
