@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hill import engine
 from hill.engine import JoustResult, ParseError, Program
+from hill.hill_commands import HillCommandError, add_hill_commands
 
 
 class CommandError(Exception):
@@ -152,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("--polarity", choices=engine.POLARITIES, default="sieve")
     trace.add_argument("--json", action="store_true", help="print the trace as JSON")
     trace.set_defaults(run=command_trace)
+
+    add_hill_commands(commands)
     return parser
 
 
@@ -159,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
-    except CommandError as error:
+    except (CommandError, HillCommandError) as error:
         print(error, file=sys.stderr)
         return 1
     except BrokenPipeError:

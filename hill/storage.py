@@ -77,7 +77,9 @@ class Joust(Base):
     __tablename__ = "jousts"
 
     left_id: Mapped[int] = mapped_column(ForeignKey("programs.id"), primary_key=True)
-    right_id: Mapped[int] = mapped_column(ForeignKey("programs.id"), primary_key=True)
+    right_id: Mapped[int] = mapped_column(
+        ForeignKey("programs.id"), primary_key=True, index=True
+    )
     # 42 bytes, outcome + 1 each (0 right wins, 1 tie, 2 left wins)
     outcomes: Mapped[bytes] = mapped_column(LargeBinary(42))
 
@@ -90,13 +92,14 @@ class Event(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     time: Mapped[dt.datetime] = mapped_column(default=utcnow)
     # "challenge", "update", "test", "withdraw", "remove", "rescore"
-    kind: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(16), index=True)
     actor: Mapped[str] = mapped_column(String(64))
     program_id: Mapped[int | None] = mapped_column(ForeignKey("programs.id"))
     displaced_id: Mapped[int | None] = mapped_column(ForeignKey("programs.id"))
     summary: Mapped[str]
-    # the hill after the event: programs in rank order with their scores
-    standings: Mapped[list[Any]]
+    # the hill after the event: {"method": ..., "entries": [...]}, the
+    # programs in rank order with their ranks, points and scores
+    standings: Mapped[dict[str, Any]]
     # the git commit that records it (None until committed, and for tests)
     commit: Mapped[str | None] = mapped_column(String(40))
 

@@ -1,0 +1,166 @@
+"""`bfjoust hill ...`: run the hill from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+from tqdm import tqdm
+
+from hill.config import ConfigError, HillSettings, load_settings
+from hill.reports import breakdown, json_report, text_report
+from hill.service import Hill, HillError
+
+
+class HillCommandError(Exception):
+    """Reported on stderr with exit status 1."""
+
+
+def hill_settings(args: argparse.Namespace) -> HillSettings:
+    try:
+        settings = load_settings(Path(args.config) if args.config else None).hill
+    except ConfigError as error:
+        raise HillCommandError(str(error)) from None
+    if args.data:
+        settings = dataclasses.replace(settings, data_dir=Path(args.data))
+    return settings
+
+
+def open_hill(args: argparse.Namespace) -> Hill:
+    return Hill(hill_settings(args))
+
+
+def read_source(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise HillCommandError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def default_name(path: str) -> str:
+    return Path(path).name.removesuffix(".bfjoust").removesuffix(".bf")
+
+
+def run(args: argparse.Namespace) -> None:
+    try:
+        args.hill_run(args)
+    except HillError as error:
+        raise HillCommandError(str(error)) from None
+
+
+def command_init(args: argparse.Namespace) -> None:
+    hill = open_hill(args)
+    print(f"hill ready in {hill.settings.data_dir} ({hill.standings().size} programs)")
+
+
+def command_submit(args: argparse.Namespace) -> None:
+    hill = open_hill(args)
+    report = hill.challenge(args.owner, args.name or default_name(args.file), read_source(args.file))
+    print(report.summary)
+
+
+def command_test(args: argparse.Namespace) -> None:
+    hill = open_hill(args)
+    name = args.name or default_name(args.file)
+    report = hill.challenge(args.owner, name, read_source(args.file), test_only=True)
+    print(report.summary)
+
+
+def command_withdraw(args: argparse.Namespace) -> None:
+    print(open_hill(args).withdraw(args.owner, args.name).summary)
+
+
+def command_remove(args: argparse.Namespace) -> None:
+    print(open_hill(args).remove(args.program, args.actor).summary)
+
+
+def command_report(args: argparse.Namespace) -> None:
+    hill = open_hill(args)
+    standings = hill.standings()
+    if args.format == "json":
+        print(json.dumps(json_report(standings, hill.history.head()), indent=1))
+    else:
+        print(text_report(standings), end="")
+
+
+def command_breakdown(args: argparse.Namespace) -> None:
+    standings = open_hill(args).standings()
+    if standings.find(args.program) is None:
+        raise HillCommandError(f"there is no {args.program} on the hill")
+    print(breakdown(standings, args.program), end="")
+
+
+def command_history(args: argparse.Namespace) -> None:
+    for event in open_hill(args).events(args.program):
+        commit = f" [{event.commit[:10]}]" if event.commit else ""
+        print(f"#{event.id} {event.time:%Y-%m-%d %H:%M:%S} {event.kind} by {event.actor}: "
+              f"{event.summary}{commit}")
+
+
+def command_import(args: argparse.Namespace) -> None:
+    folder = Path(args.folder)
+    files = sorted(folder.glob("*.bfjoust"))
+    if not files:
+        raise HillCommandError(f"{folder}: no .bfjoust files")
+    hill = open_hill(args)
+    failures = 0
+    with tqdm(files, unit="program", disable=args.quiet) as progress:
+        for path in progress:
+            stem = path.name.removesuffix(".bfjoust")
+            owner, _, name = stem.partition(".") if "." in stem else (args.owner, "", stem)
+            try:
+                summary = hill.challenge(owner, name, path.read_bytes()).summary
+            except HillError as error:
+                failures += 1
+                summary = f"{path.name}: {error}"
+            progress.write(summary)
+    if failures:
+        raise HillCommandError(f"{failures} of {len(files)} programs were refused")
+
+
+def command_rescore(args: argparse.Namespace) -> None:
+    print(open_hill(args).rescore(args.actor, rejoust=args.rejoust).summary)
+
+
+def add_hill_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    hill = commands.add_parser("hill", help="run the hill: submit, report, history ...")
+    hill.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
+    hill.add_argument("--data", help="the hill's data folder (overrides the configuration)")
+    hill.set_defaults(run=run)
+    sub = hill.add_subparsers(dest="hill_command", required=True, metavar="COMMAND")
+
+    def add(name: str, function: object, help: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, help=help)
+        parser.set_defaults(hill_run=function)
+        return parser
+
+    add("init", command_init, "create the database and the git repository")
+    submit = add("submit", command_submit, "challenge the hill with a program")
+    submit.add_argument("file")
+    submit.add_argument("--owner", required=True)
+    submit.add_argument("--name", help="program name (default: the file name)")
+    test = add("test", command_test, "see where a program would rank; the hill is unchanged")
+    test.add_argument("file")
+    test.add_argument("--owner", default="tester")
+    test.add_argument("--name")
+    withdraw = add("withdraw", command_withdraw, "take your own program off the hill")
+    withdraw.add_argument("name")
+    withdraw.add_argument("--owner", required=True)
+    remove = add("remove", command_remove, "admin: take any program off the hill")
+    remove.add_argument("program", metavar="OWNER.NAME")
+    remove.add_argument("--actor", default="admin")
+    report = add("report", command_report, "the standings and the result matrix")
+    report.add_argument("--format", choices=("text", "json"), default="text")
+    detail = add("breakdown", command_breakdown, "one program against each opponent")
+    detail.add_argument("program", metavar="OWNER.NAME")
+    history = add("history", command_history, "every hill event, or one program's")
+    history.add_argument("program", nargs="?", metavar="OWNER.NAME")
+    load = add("import", command_import, "submit every .bfjoust file of a folder")
+    load.add_argument("folder")
+    load.add_argument("--owner", default="import", help="owner of files not named owner.name")
+    load.add_argument("--quiet", action="store_true", help="no progress bar")
+    rescore = add("rescore", command_rescore, "recompute the standings")
+    rescore.add_argument("--rejoust", action="store_true", help="replay every joust first")
+    rescore.add_argument("--actor", default="admin")

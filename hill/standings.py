@@ -1,0 +1,121 @@
+"""Standings: the hill ranked, from its programs and the outcomes of their jousts."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hill import engine, scoring
+
+
+@dataclass(frozen=True)
+class Contestant:
+    """A program on the hill, as far as ranking is concerned."""
+
+    id: int
+    owner: str
+    name: str
+    submitted_at: dt.datetime
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One program's line in the standings."""
+
+    program: Contestant
+    rank: int  # 1 is best
+    previous_rank: int | None  # None: not on the previous hill
+    points: float  # sum of joust scores / 42, in [-(N-1), N-1]
+    scores: Mapping[str, float]
+
+    @property
+    def change(self) -> int | None:
+        """Places gained since the previous hill state (None: new)."""
+        return None if self.previous_rank is None else self.previous_rank - self.rank
+
+
+@dataclass(frozen=True)
+class Standings:
+    """The ranked hill: entries best first; outcomes[a, b] is the joust of
+    entry a (left) against entry b (right), 42 values from a's side."""
+
+    method: str
+    entries: tuple[Entry, ...]
+    outcomes: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.entries)
+
+    def find(self, full_name: str) -> Entry | None:
+        return next((e for e in self.entries if e.program.full_name == full_name), None)
+
+    def index_of(self, program_id: int) -> int | None:
+        return next((i for i, e in enumerate(self.entries) if e.program.id == program_id), None)
+
+    def margin(self, a: int, b: int) -> int:
+        return int(self.outcomes[a, b].sum())
+
+    def records(self) -> list[dict[str, Any]]:
+        """The standings as plain data, for storing with an event."""
+        return [
+            {
+                "id": e.program.id,
+                "name": e.program.full_name,
+                "rank": e.rank,
+                "previous_rank": e.previous_rank,
+                "points": e.points,
+                "scores": dict(e.scores),
+            }
+            for e in self.entries
+        ]
+
+
+def outcome_matrix(
+    ids: Sequence[int], jousts: Mapping[tuple[int, int], Sequence[int]]
+) -> np.ndarray:
+    """(N, N, 42) outcomes for the programs `ids` from stored jousts, which
+    map (older id, newer id) to the outcomes from the older program's side."""
+    n = len(ids)
+    matrix = np.zeros((n, n, engine.BATTLES), dtype=np.int8)
+    for a in range(n):
+        for b in range(a + 1, n):
+            low, high = sorted((ids[a], ids[b]))
+            outcomes = np.asarray(jousts[low, high], dtype=np.int8)
+            if ids[a] != low:
+                outcomes = -outcomes
+            matrix[a, b] = outcomes
+            matrix[b, a] = -outcomes
+    return matrix
+
+
+def rank(
+    programs: Sequence[Contestant],
+    outcomes: np.ndarray,
+    method: str,
+    previous_ranks: Mapping[int, int],
+) -> Standings:
+    """Score and rank the hill; `previous_ranks` maps program id to its rank
+    in the previous hill state (an updated program inherits its old rank)."""
+    scores = scoring.score_all(outcomes)
+    points = scoring.points(outcomes)
+    order = scoring.rank_order(scores, method, [(p.submitted_at, p.id) for p in programs])
+    entries = tuple(
+        Entry(
+            program=programs[i],
+            rank=place + 1,
+            previous_rank=previous_ranks.get(programs[i].id),
+            points=float(points[i]),
+            scores={m: float(scores[m][i]) for m in scoring.METHODS},
+        )
+        for place, i in enumerate(order)
+    )
+    return Standings(method, entries, outcomes[np.ix_(order, order)])
