@@ -18,6 +18,8 @@ from pathlib import Path
 
 import git
 
+from hill.faults import crash_point
+
 log = logging.getLogger(__name__)
 
 TRAILER = re.compile(r"^Hill-Event: (\d+)$", re.MULTILINE)
@@ -86,6 +88,7 @@ class History:
         if removed:
             index.remove(removed)
         index.add(sorted(files))
+        crash_point("files-written")
         date = when.replace(tzinfo=dt.UTC).isoformat()
         commit = index.commit(
             f"{message}\n\nHill-Event: {event_id}\n",

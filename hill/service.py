@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from hill import engine
 from hill.config import HillSettings
+from hill.faults import crash_point
 from hill.history import History
 from hill.reports import text_report
 from hill.standings import Contestant, Entry, Standings, outcome_matrix, rank
@@ -198,6 +199,7 @@ class Hill:
                 stay = [e for e in current.entries if e is not displaced]
                 opponents = [self._program(session, e.program.id) for e in stay]
             results = engine.joust_many(program, opponents, jobs=self.jobs)
+            crash_point("jousted")
             with self.db.transaction() as session:
                 row = Program(
                     owner=owner, name=name, code=code, status="test" if test_only else "hill"
@@ -233,6 +235,7 @@ class Hill:
                         standings=_records(standings),
                     )
                 )
+            crash_point("stored")
             if not test_only:
                 self._sync_history()
         return Report(summary, standings, changed=not test_only, program=full_name)

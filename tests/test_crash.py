@@ -1,0 +1,103 @@
+"""Crash safety: kill -9 a real `bfjoust hill submit` at any point; the next
+start shows the old hill or the new one, never a mix, and git agrees."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import warrior_path
+from sqlalchemy import select
+
+from hill.config import HillSettings
+from hill.service import Hill
+from hill.storage import Event, Program
+
+OPPONENTS = [
+    "esohill-20131008/ais523_defend7.bfjoust",
+    "esohill-20131008/Deewiant_allegro.bfjoust",
+    "esohill-20131008/david_werecat_leviathan.bfjoust",
+    "esohill-20241026/ais523.margins.bfjoust",
+    "wiki/wiggle_clear.bfjoust",
+]
+CHALLENGER = "esohill-20131008/quintopia_poke.bfjoust"
+
+
+def start_hill(data: Path) -> list[str]:
+    hill = Hill(HillSettings(data_dir=data))
+    for path in OPPONENTS:
+        hill.challenge("seed", Path(path).stem.replace(".", "_"), warrior_path(path).read_bytes())
+    names = [e.program.full_name for e in hill.standings().entries]
+    hill.close()
+    return names
+
+
+def submit(data: Path, crash_at: str | None = None) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    if crash_at:
+        env["BFJOUST_CRASH_AT"] = crash_at
+    return subprocess.Popen(
+        [sys.executable, "-m", "hill", "hill", "--data", str(data), "submit",
+         str(warrior_path(CHALLENGER)), "--owner", "crasher", "--name", "poke"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def check_consistent(data: Path, old: list[str]) -> bool:
+    """Reopen the hill; return whether the submission landed."""
+    hill = Hill(HillSettings(data_dir=data))
+    names = [e.program.full_name for e in hill.standings().entries]
+    with hill.db.session() as session:
+        on_hill = {p.full_name for p in session.scalars(select(Program).where(Program.status == "hill"))}
+        latest = session.scalars(select(Event).order_by(Event.id.desc())).first()
+    assert on_hill == set(names)
+    landed = "crasher.poke" in names
+    assert sorted(names) == sorted([*old, "crasher.poke"] if landed else old)
+    # git is back in line: its last commit records the last event, with the same programs
+    assert latest is not None and hill.history.recorded_event() == latest.id
+    files = {b.path for b in hill.history.repo.head.commit.tree.blobs}
+    assert files == {f"{n}.bfjoust" for n in names} | {"report.txt"}
+    assert not hill.history.repo.is_dirty(untracked_files=True)
+    hill.close()
+    return landed
+
+
+@pytest.mark.parametrize(
+    ("point", "lands"), [("jousted", False), ("stored", True), ("files-written", True)]
+)
+def test_kill_at_each_point_of_a_submission(tmp_path: Path, point: str, lands: bool) -> None:
+    data = tmp_path / "var"
+    old = start_hill(data)
+    process = submit(data, point)
+    assert process.wait(timeout=120) == -signal.SIGKILL
+    assert check_consistent(data, old) is lands
+
+
+def test_kill_at_random_moments(tmp_path: Path) -> None:
+    rng = random.Random(1)
+    data = tmp_path / "var"
+    old = start_hill(data)
+    # how long a whole submission takes here
+    started = time.monotonic()
+    assert submit(data).wait(timeout=120) == 0
+    duration = time.monotonic() - started
+    assert check_consistent(data, old)
+    outcomes = set()
+    for _ in range(8):
+        # withdraw it again so that every kill hits a real submission
+        hill = Hill(HillSettings(data_dir=data))
+        if hill.standings().find("crasher.poke"):
+            hill.withdraw("crasher", "poke")
+        hill.close()
+        process = submit(data)
+        time.sleep(rng.uniform(0.2, 1.0) * duration)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+        outcomes.add(check_consistent(data, old))
+    assert outcomes  # every kill left a consistent hill (checked above)
