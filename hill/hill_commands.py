@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 from tqdm import tqdm
@@ -39,8 +40,10 @@ def read_source(path: str) -> bytes:
         raise HillCommandError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
-def default_name(path: str) -> str:
-    return Path(path).name.removesuffix(".bfjoust").removesuffix(".bf")
+def default_name(path: str | Path) -> str:
+    """A valid program name made from a file name (see hill.service.NAME)."""
+    stem = Path(path).name.removesuffix(".bfjoust").removesuffix(".bf")
+    return re.sub(r"[^A-Za-z0-9_-]", "_", stem)[:48] or "program"
 
 
 def run(args: argparse.Namespace) -> None:
@@ -110,6 +113,7 @@ def command_import(args: argparse.Namespace) -> None:
         for path in progress:
             stem = path.name.removesuffix(".bfjoust")
             owner, _, name = stem.partition(".") if "." in stem else (args.owner, "", stem)
+            name = default_name(name)
             try:
                 summary = hill.challenge(owner, name, path.read_bytes()).summary
             except HillError as error:

@@ -89,7 +89,8 @@ class History:
             index.remove(removed)
         index.add(sorted(files))
         crash_point("files-written")
-        date = when.replace(tzinfo=dt.UTC).isoformat()
+        # git's own date format: seconds since the epoch and the zone
+        date = f"{int(when.replace(tzinfo=dt.UTC).timestamp())} +0000"
         commit = index.commit(
             f"{message}\n\nHill-Event: {event_id}\n",
             author=git.Actor(author, f"{author}@bfjoust.invalid"),

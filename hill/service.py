@@ -201,11 +201,17 @@ class Hill:
             results = engine.joust_many(program, opponents, jobs=self.jobs)
             crash_point("jousted")
             with self.db.transaction() as session:
+                leaving = None
+                if displaced is not None and not test_only:
+                    reason = "updated" if old else "pushed off"
+                    leaving = self._leave(session, displaced, reason)
                 row = Program(
                     owner=owner, name=name, code=code, status="test" if test_only else "hill"
                 )
                 session.add(row)
                 session.flush()
+                if leaving is not None:
+                    leaving.displaced_by_id = row.id
                 standings = self._rank_with(current, stay, _contestant(row), results, old)
                 kind = "test" if test_only else "update" if old else (
                     "challenge" if displaced else "join"
@@ -223,8 +229,6 @@ class Hill:
                                 outcomes=encode_outcomes(result.swapped().outcomes),
                             )
                         )
-                    if displaced is not None:
-                        self._leave(session, displaced, "updated" if old else "pushed off", row)
                 session.add(
                     Event(
                         kind=kind,
@@ -312,7 +316,7 @@ class Hill:
                     self.settings.ranking,
                     {e.program.id: e.rank for e in current.entries},
                 )
-                self._leave(session, leaving, reason, None)
+                self._leave(session, leaving, reason)
                 verb = "withdrawn" if kind == "withdraw" else "removed"
                 summary = f"{full_name} {verb}; {standings.size} programs left on the hill"
                 session.add(
@@ -323,14 +327,15 @@ class Hill:
             self._sync_history()
         return Report(summary, standings, changed=True, program=full_name)
 
-    def _leave(self, session: Session, entry: Entry, reason: str, by: Program | None) -> None:
+    def _leave(self, session: Session, entry: Entry, reason: str) -> Program:
         row = session.get(Program, entry.program.id)
         assert row is not None
         row.status = "left"
         row.left_at = utcnow()
         row.left_reason = reason
-        row.displaced_by_id = by.id if by else None
+        session.flush()  # before a new version takes the name
         self._compiled.pop(row.id, None)
+        return row
 
     def _rank_with(
         self,
