@@ -26,7 +26,8 @@ def load() -> tuple[list[engine.Program], list[str], float]:
     programs = [
         engine.compile_program((REFERENCE / "warriors" / name).read_bytes()) for name in names
     ]
-    return programs, (REFERENCE / "results.txt").read_text().splitlines(), time.perf_counter() - started
+    elapsed = time.perf_counter() - started
+    return programs, (REFERENCE / "results.txt").read_text().splitlines(), elapsed
 
 
 def run(programs: list[engine.Program], expected: list[str], jobs: int) -> None:

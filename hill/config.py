@@ -144,8 +144,9 @@ def _section(name: str, data: Any, source: str, base: Path | None) -> Any:
     return cls(**values)
 
 
-def parse_settings(data: dict[str, Any], source: str = "<config>", base: Path | None = None
-                   ) -> Settings:
+def parse_settings(
+    data: dict[str, Any], source: str = "<config>", base: Path | None = None
+) -> Settings:
     for name in data:
         if name not in _SECTIONS:
             raise ConfigError(f"{source}: unknown section [{name}]")

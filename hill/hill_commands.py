@@ -60,8 +60,8 @@ def command_init(args: argparse.Namespace) -> None:
 
 def command_submit(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    report = hill.challenge(args.owner, args.name or default_name(args.file), read_source(args.file))
-    print(report.summary)
+    name = args.name or default_name(args.file)
+    print(hill.challenge(args.owner, name, read_source(args.file)).summary)
 
 
 def command_test(args: argparse.Namespace) -> None:
@@ -98,8 +98,10 @@ def command_breakdown(args: argparse.Namespace) -> None:
 def command_history(args: argparse.Namespace) -> None:
     for event in open_hill(args).events(args.program):
         commit = f" [{event.commit[:10]}]" if event.commit else ""
-        print(f"#{event.id} {event.time:%Y-%m-%d %H:%M:%S} {event.kind} by {event.actor}: "
-              f"{event.summary}{commit}")
+        print(
+            f"#{event.id} {event.time:%Y-%m-%d %H:%M:%S} {event.kind} by {event.actor}: "
+            f"{event.summary}{commit}"
+        )
 
 
 def command_import(args: argparse.Namespace) -> None:

@@ -42,13 +42,22 @@ class History:
                 if repo.head.is_valid():
                     repo.head.commit.tree  # noqa: B018 - reading it proves the objects are there
                 return repo
-            except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError,
-                    git.GitCommandError, OSError) as error:
+            except (
+                git.InvalidGitRepositoryError,
+                git.NoSuchPathError,
+                ValueError,
+                git.GitCommandError,
+                OSError,
+            ) as error:
                 aside = self.path.with_name(
                     f"{self.path.name}.broken-{dt.datetime.now():%Y%m%d-%H%M%S}"
                 )
-                log.warning("hill repository %s is unusable (%s); moved to %s and rebuilt",
-                            self.path, error, aside)
+                log.warning(
+                    "hill repository %s is unusable (%s); moved to %s and rebuilt",
+                    self.path,
+                    error,
+                    aside,
+                )
                 shutil.move(self.path, aside)
         return git.Repo.init(self.path, initial_branch=self.branch)
 
@@ -75,9 +84,7 @@ class History:
     ) -> str:
         """Make the work tree hold exactly `files` and commit it; returns the sha."""
         work = Path(self.repo.working_tree_dir or self.path)
-        stale = [
-            p.name for p in work.iterdir() if p.is_file() and p.name not in files
-        ]
+        stale = [p.name for p in work.iterdir() if p.is_file() and p.name not in files]
         for name in stale:
             (work / name).unlink()
         for name, data in files.items():

@@ -4,6 +4,7 @@ the asyncio event loop; a full queue refuses at once instead of blocking."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -60,7 +61,5 @@ class JobQueue(Generic[T]):
     async def close(self) -> None:
         if self._worker is not None:
             self._worker.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._worker
-            except asyncio.CancelledError:
-                pass

@@ -36,9 +36,7 @@ def text_report(standings: Standings) -> str:
     lines.append(f"   | {tens} |")
     lines.append(f"   | {units} | score | pts   | program")
     for a, e in enumerate(standings.entries):
-        row = " ".join(
-            " " if a == b else _symbol(standings.margin(a, b)) for b in range(n)
-        )
+        row = " ".join(" " if a == b else _symbol(standings.margin(a, b)) for b in range(n))
         lines.append(
             f"{e.rank:2d} | {row} |{e.scores[method]:6.1f} |{e.points:6.1f} | {e.program.full_name}"
         )

@@ -68,9 +68,7 @@ def check_name(owner: str, name: str) -> None:
     if not OWNER.fullmatch(owner):
         raise HillError(f"bad owner {owner[:40]!r}: 1 to 32 letters, digits or _-[]`^{{}}|")
     if not NAME.fullmatch(name):
-        raise HillError(
-            f"bad program name {name[:60]!r}: use 1 to 48 letters, digits, '_' or '-'"
-        )
+        raise HillError(f"bad program name {name[:60]!r}: use 1 to 48 letters, digits, '_' or '-'")
 
 
 class _Lock:
@@ -127,11 +125,7 @@ class Hill:
             events = list(session.scalars(query))
             if full_name is None:
                 return events
-            ids = {
-                p.id
-                for p in session.scalars(select(Program))
-                if p.full_name == full_name
-            }
+            ids = {p.id for p in session.scalars(select(Program)) if p.full_name == full_name}
             return [e for e in events if e.program_id in ids or e.displaced_id in ids]
 
     def _current(self, session: Session) -> Standings:
@@ -139,9 +133,7 @@ class Hill:
             select(Event).where(Event.kind != "test").order_by(Event.id.desc()).limit(1)
         ).first()
         if event is None:
-            return Standings(
-                self.settings.ranking, (), np.zeros((0, 0, engine.BATTLES), np.int8)
-            )
+            return Standings(self.settings.ranking, (), np.zeros((0, 0, engine.BATTLES), np.int8))
         return self._standings_of(session, event)
 
     def _standings_of(self, session: Session, event: Event) -> Standings:
@@ -213,8 +205,12 @@ class Hill:
                 if leaving is not None:
                     leaving.displaced_by_id = row.id
                 standings = self._rank_with(current, stay, _contestant(row), results, old)
-                kind = "test" if test_only else "update" if old else (
-                    "challenge" if displaced else "join"
+                kind = (
+                    "test"
+                    if test_only
+                    else "update"
+                    if old
+                    else ("challenge" if displaced else "join")
                 )
                 summary = self._challenge_summary(
                     standings, row.id, full_name, current, old, displaced, results, test_only
@@ -272,8 +268,9 @@ class Hill:
                 if rejoust:
                     self._store_jousts(session, contestants, outcomes)
                 session.add(
-                    Event(kind="rescore", actor=actor, summary=summary,
-                          standings=_records(standings))
+                    Event(
+                        kind="rescore", actor=actor, summary=summary, standings=_records(standings)
+                    )
                 )
             self._sync_history()
         return Report(summary, standings, changed=True)
@@ -281,9 +278,7 @@ class Hill:
     def _rejoust(self, current: Standings, programs: Sequence[engine.Program]) -> np.ndarray:
         n = current.size
         pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-        results = engine.joust_pairs(
-            ((programs[a], programs[b]) for a, b in pairs), jobs=self.jobs
-        )
+        results = engine.joust_pairs(((programs[a], programs[b]) for a, b in pairs), jobs=self.jobs)
         outcomes = np.zeros_like(current.outcomes)
         for (a, b), result in zip(pairs, results, strict=True):
             outcomes[a, b] = result.outcomes
@@ -297,8 +292,11 @@ class Hill:
             for b, right in enumerate(contestants):
                 if left.id < right.id:
                     session.merge(
-                        Joust(left_id=left.id, right_id=right.id,
-                              outcomes=encode_outcomes(outcomes[a, b].tolist()))
+                        Joust(
+                            left_id=left.id,
+                            right_id=right.id,
+                            outcomes=encode_outcomes(outcomes[a, b].tolist()),
+                        )
                     )
 
     def _take_off(self, full_name: str, actor: str, kind: str, reason: str) -> Report:
@@ -320,8 +318,13 @@ class Hill:
                 verb = "withdrawn" if kind == "withdraw" else "removed"
                 summary = f"{full_name} {verb}; {standings.size} programs left on the hill"
                 session.add(
-                    Event(kind=kind, actor=actor, displaced_id=leaving.program.id,
-                          summary=summary, standings=_records(standings))
+                    Event(
+                        kind=kind,
+                        actor=actor,
+                        displaced_id=leaving.program.id,
+                        summary=summary,
+                        standings=_records(standings),
+                    )
                 )
             self._compiled.pop(leaving.program.id, None)
             self._sync_history()
@@ -355,8 +358,9 @@ class Hill:
         previous = {e.program.id: e.rank for e in current.entries}
         if old is not None:
             previous[newcomer.id] = old.rank
-        return rank([e.program for e in stay] + [newcomer], outcomes, self.settings.ranking,
-                    previous)
+        return rank(
+            [e.program for e in stay] + [newcomer], outcomes, self.settings.ranking, previous
+        )
 
     def _challenge_summary(
         self,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from alembic import command
 from alembic.config import Config
@@ -37,7 +37,7 @@ def utcnow() -> dt.datetime:
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dt.datetime: DateTime(), dict[str, Any]: JSON, list[Any]: JSON}
+    type_annotation_map: ClassVar = {dt.datetime: DateTime(), dict[str, Any]: JSON}
 
 
 class Program(Base):
@@ -60,9 +60,7 @@ class Program(Base):
 
     __table_args__ = (
         # one program of a name on the hill at a time
-        Index(
-            "one_on_hill_per_name", "owner", "name", unique=True, sqlite_where=status == "hill"
-        ),
+        Index("one_on_hill_per_name", "owner", "name", unique=True, sqlite_where=status == "hill"),
     )
 
     @property
@@ -77,9 +75,7 @@ class Joust(Base):
     __tablename__ = "jousts"
 
     left_id: Mapped[int] = mapped_column(ForeignKey("programs.id"), primary_key=True)
-    right_id: Mapped[int] = mapped_column(
-        ForeignKey("programs.id"), primary_key=True, index=True
-    )
+    right_id: Mapped[int] = mapped_column(ForeignKey("programs.id"), primary_key=True, index=True)
     # 42 bytes, outcome + 1 each (0 right wins, 1 tie, 2 left wins)
     outcomes: Mapped[bytes] = mapped_column(LargeBinary(42))
 

@@ -42,9 +42,23 @@ def submit(data: Path, crash_at: str | None = None) -> subprocess.Popen[bytes]:
     if crash_at:
         env["BFJOUST_CRASH_AT"] = crash_at
     return subprocess.Popen(
-        [sys.executable, "-m", "hill", "hill", "--data", str(data), "submit",
-         str(warrior_path(CHALLENGER)), "--owner", "crasher", "--name", "poke"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "hill",
+            "hill",
+            "--data",
+            str(data),
+            "submit",
+            str(warrior_path(CHALLENGER)),
+            "--owner",
+            "crasher",
+            "--name",
+            "poke",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -53,7 +67,8 @@ def check_consistent(data: Path, old: list[str]) -> bool:
     hill = Hill(HillSettings(data_dir=data))
     names = [e.program.full_name for e in hill.standings().entries]
     with hill.db.session() as session:
-        on_hill = {p.full_name for p in session.scalars(select(Program).where(Program.status == "hill"))}
+        rows = session.scalars(select(Program).where(Program.status == "hill"))
+        on_hill = {p.full_name for p in rows}
         latest = session.scalars(select(Event).order_by(Event.id.desc())).first()
     assert on_hill == set(names)
     landed = "crasher.poke" in names

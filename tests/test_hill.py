@@ -111,7 +111,7 @@ def test_withdraw_and_remove(tmp_path: Path) -> None:
     hill = make_hill(tmp_path)
     hill.challenge("alice", "rush", RUSH)
     hill.challenge("bob", "idle", IDLE)
-    with pytest.raises(HillError, match="there is no mallory.rush"):
+    with pytest.raises(HillError, match=r"there is no mallory\.rush"):
         hill.withdraw("mallory", "rush")  # only the owner's own name
     hill.withdraw("alice", "rush")
     assert [e.program.full_name for e in hill.standings().entries] == ["bob.idle"]
@@ -134,8 +134,9 @@ def test_withdraw_and_remove(tmp_path: Path) -> None:
         ("alice", "ok", b"+" * 2000, "program too large: 2000 bytes"),
     ],
 )
-def test_refused_submissions(tmp_path: Path, owner: str, name: str, code: bytes,
-                             message: str) -> None:
+def test_refused_submissions(
+    tmp_path: Path, owner: str, name: str, code: bytes, message: str
+) -> None:
     hill = make_hill(tmp_path, max_program_bytes=1000)
     with pytest.raises(HillError, match=message.replace("(", r"\(")):
         hill.challenge(owner, name, code)
