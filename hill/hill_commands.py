@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import json
 import re
+from importlib import resources
 from pathlib import Path
 
 from tqdm import tqdm
@@ -53,8 +54,16 @@ def run(args: argparse.Namespace) -> None:
         raise HillCommandError(str(error)) from None
 
 
+STARTERS = resources.files("hill") / "starters"
+
+
 def command_init(args: argparse.Namespace) -> None:
     hill = open_hill(args)
+    if args.seed and hill.standings().size == 0:
+        for starter in sorted(STARTERS.iterdir(), key=lambda p: p.name):
+            if starter.name.endswith(".bfjoust"):
+                report = hill.challenge("starter", default_name(starter.name), starter.read_bytes())
+                print(report.summary)
     print(f"hill ready in {hill.settings.data_dir} ({hill.standings().size} programs)")
 
 
@@ -142,7 +151,8 @@ def add_hill_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
         parser.set_defaults(hill_run=function)
         return parser
 
-    add("init", command_init, "create the database and the git repository")
+    init = add("init", command_init, "create the database and the git repository")
+    init.add_argument("--seed", action="store_true", help="start an empty hill with starters")
     submit = add("submit", command_submit, "challenge the hill with a program")
     submit.add_argument("file")
     submit.add_argument("--owner", required=True)

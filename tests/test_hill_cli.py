@@ -1,0 +1,93 @@
+"""`bfjoust hill ...` as a real process on a real data folder."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import warrior_path
+
+
+def hill(data: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hill", "hill", "--data", str(data), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_hill_from_the_command_line(tmp_path: Path) -> None:
+    data = tmp_path / "var"
+    seeded = hill(data, "init", "--seed")
+    assert seeded.returncode == 0, seeded.stderr
+    assert "(5 programs)" in seeded.stdout
+    poke = warrior_path("wiki/poke.bfjoust")
+    submitted = hill(data, "submit", poke, "--owner", "alice")
+    assert submitted.returncode == 0, submitted.stderr
+    assert submitted.stdout.startswith("alice.poke: points ")
+    assert "rank " in submitted.stdout and "/6" in submitted.stdout
+
+    tested = hill(data, "test", warrior_path("wiki/wiggle_clear.bfjoust"), "--owner", "bob")
+    assert "test only, the hill is unchanged" in tested.stdout
+
+    report = hill(data, "report")
+    assert report.stdout.startswith("Rank/chg   Score  Points  Program\n")
+    assert report.stdout.count("starter.") == 5 * 2  # ranking and matrix
+    as_json = json.loads(hill(data, "report", "--format", "json").stdout)
+    assert as_json["size"] == 6 and as_json["ranking_method"] == "markov"
+    assert len(as_json["commit"]) == 40
+    assert {p["full_name"] for p in as_json["programs"]} >= {"alice.poke", "starter.rush"}
+
+    detail = hill(data, "breakdown", "alice.poke")
+    assert detail.stdout.startswith("alice.poke vs starter.")
+    assert detail.stdout.count(" vs ") == 5
+
+    withdrawn = hill(data, "withdraw", "poke", "--owner", "alice")
+    assert withdrawn.stdout.startswith("alice.poke withdrawn")
+    history = hill(data, "history").stdout.splitlines()
+    assert len(history) == 8  # 5 starters, poke, the test, the withdrawal
+    assert "test by bob" in history[6]
+    assert len(hill(data, "history", "alice.poke").stdout.splitlines()) == 2
+
+    rescored = hill(data, "rescore", "--rejoust")
+    assert rescored.returncode == 0 and "after replaying every joust" in rescored.stdout
+
+
+def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+    data = tmp_path / "var"
+    bad = tmp_path / "bad.bf"
+    bad.write_text("[[")
+    result = hill(data, "submit", bad, "--owner", "alice")
+    assert result.returncode == 1
+    assert (
+        result.stderr.strip() == "parse error at line 1, column 2: unmatched '[': no ']' closes it"
+    )
+    missing = hill(data, "breakdown", "nobody.nothing")
+    assert missing.returncode == 1 and "there is no nobody.nothing" in missing.stderr
+    config = tmp_path / "config.toml"
+    config.write_text("[hill]\nsize = 'big'\n")
+    wrong = subprocess.run(
+        [sys.executable, "-m", "hill", "hill", "--config", str(config), "report"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert wrong.returncode == 1
+    assert "[hill] size" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_import_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "warriors"
+    folder.mkdir()
+    for name in ("poke", "wiggle_clear", "triplock"):
+        source = warrior_path(f"wiki/{name}.bfjoust").read_bytes()
+        (folder / f"{name}.bfjoust").write_bytes(source)
+    (folder / "carol.turtle.bfjoust").write_text("(>+<)*3[]")
+    result = hill(tmp_path / "var", "import", folder, "--quiet")
+    assert result.returncode == 0, result.stderr
+    report = hill(tmp_path / "var", "report", "--format", "json")
+    names = {p["full_name"] for p in json.loads(report.stdout)["programs"]}
+    assert names == {"import.poke", "import.wiggle_clear", "import.triplock", "carol.turtle"}
