@@ -5,8 +5,14 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CONFIG ?= config.toml
 
-.PHONY: setup run test lint bench clean
+# Debian packages: the IRC servers the tests run (ngircd; InspIRCd with Anope
+# services for accounts and SASL) and the browser that loads the web pages.
+RUN_PACKAGES := ngircd
+TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver
+
+.PHONY: setup run test lint bench clean system-run system-test
 
 setup: $(STAMP)
 
@@ -16,7 +22,18 @@ $(STAMP): pyproject.toml hill/_engine.c
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-test: setup
+system-run:
+	@PACKAGES="$(RUN_PACKAGES)" sh scripts/debian-packages.sh
+
+system-test:
+	@PACKAGES="$(TEST_PACKAGES)" sh scripts/debian-packages.sh
+
+run: setup system-run
+	test -f $(CONFIG) || cp config.example.toml $(CONFIG)
+	$(BIN)/bfjoust hill --config $(CONFIG) init --seed
+	$(BIN)/bfjoust bot --config $(CONFIG) --local-ircd
+
+test: setup system-test
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

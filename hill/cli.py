@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hill import engine
+from hill.config import ConfigError, Settings, load_settings
 from hill.engine import JoustResult, ParseError, Program
 from hill.hill_commands import HillCommandError, add_hill_commands
 
@@ -126,6 +127,25 @@ def command_trace(args: argparse.Namespace) -> None:
     print(trace.summary())
 
 
+def _settings(args: argparse.Namespace) -> Settings:
+    try:
+        return load_settings(Path(args.config) if args.config else None)
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+
+
+def command_bot(args: argparse.Namespace) -> None:
+    from bot.app import run_bot  # the IRC stack is only loaded when needed
+
+    run_bot(_settings(args), local_ircd=args.local_ircd)
+
+
+def command_web(args: argparse.Namespace) -> None:
+    from hill.web.server import run_web
+
+    run_web(_settings(args))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bfjoust", description="BF Joust engine and hill tools.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -155,6 +175,19 @@ def build_parser() -> argparse.ArgumentParser:
     trace.set_defaults(run=command_trace)
 
     add_hill_commands(commands)
+
+    bot = commands.add_parser("bot", help="run the IRC bot (and the web report)")
+    bot.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
+    bot.add_argument(
+        "--local-ircd",
+        action="store_true",
+        help="start a local IRC server when the configured one is on loopback and not running",
+    )
+    bot.set_defaults(run=command_bot)
+
+    web = commands.add_parser("web", help="serve the web report alone (no IRC)")
+    web.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
+    web.set_defaults(run=command_web)
     return parser
 
 
