@@ -41,6 +41,7 @@ lint: setup
 	$(BIN)/ruff check .
 
 bench: setup
+	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 
 clean:
