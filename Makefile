@@ -43,6 +43,7 @@ lint: setup
 bench: setup
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
+	$(BIN)/python bench/submit.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/*.so
