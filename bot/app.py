@@ -1,0 +1,129 @@
+"""The bot's wiring: the hill, the job queue, the IRC client, the commands,
+the web report on the same event loop, logging, and the local IRC server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+
+import structlog
+
+from bot.client import Incoming, IrcClient
+from bot.commands import Commands
+from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
+from hill.config import Settings
+from hill.queue import JobQueue
+from hill.service import Hill, Report
+
+log = structlog.get_logger(__name__)
+
+
+class HillBot:
+    """The bot for one hill; `run()` until `stop()`."""
+
+    def __init__(self, settings: Settings, hill: Hill) -> None:
+        self.settings = settings
+        self.queue: JobQueue[Report] = JobQueue(settings.irc.queue_size)
+        self.client = IrcClient(settings.irc, self._on_message)
+        self.commands = Commands(settings, hill, self.queue, self.client.reply, self._announce)
+
+    def _on_message(self, message: Incoming) -> None:
+        self.commands.handle(message)
+
+    def _announce(self, text: str) -> None:
+        if self.settings.irc.summary_channel:
+            self.client.say(self.settings.irc.summary_channel, text)
+
+    async def run(self) -> None:
+        await self.client.run()
+
+    async def stop(self) -> None:
+        await self.client.stop()
+        await self.queue.close()
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """Structured log lines with timestamps on stderr, for ours and the
+    libraries' (standard logging) records alike."""
+    shared = [
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=True,
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processor=structlog.dev.ConsoleRenderer(colors=False),
+            foreign_pre_chain=shared,
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
+    """Run the bot (and the web report) until Ctrl-C or SIGTERM."""
+    configure_logging()
+    ircd = start_local_ircd(settings) if local_ircd else None
+    try:
+        asyncio.run(_serve(settings))
+    finally:
+        if ircd is not None:
+            ircd.stop()
+
+
+async def _serve(settings: Settings) -> None:
+    hill = Hill(settings.hill)
+    bot = HillBot(settings, hill)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    runner = None
+    if settings.web.enabled:
+        from hill.web.server import start_web  # written alongside; loaded only when used
+
+        runner = await start_web(hill, settings.web)
+        log.info("web report", url=settings.web.url)
+    running = asyncio.create_task(bot.run())
+    try:
+        await stop.wait()
+    finally:
+        log.info("stopping")
+        await bot.stop()
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        if runner is not None:
+            await runner.cleanup()
+        hill.close()
+
+
+def start_local_ircd(settings: Settings) -> Ngircd | None:
+    """ngircd for a configured loopback server where nothing listens yet."""
+    irc = settings.irc
+    if not is_loopback(irc.server) or listening(irc.server, irc.port):
+        return None
+    host = "::1" if ":" in irc.server else "127.0.0.1"
+    directory = settings.hill.data_dir / "ircd"
+    channels = [c for c in (*irc.channels, irc.summary_channel) if c]
+    ircd = start_ngircd(directory, irc.port, channels, host)
+    channel = irc.channels[0] if irc.channels else "#bfjoust"
+    print(
+        f"A local IRC server is running on {irc.server} port {irc.port} (no TLS).\n"
+        f"Connect with any IRC client, e.g. `irssi -c {irc.server} -p {irc.port}`,\n"
+        f"join {channel} and try: {irc.command} mywarrior (>)*9([-]>)*21\n"
+        f"or {irc.command}-help.  Its configuration and log are in {directory}.",
+        flush=True,
+    )
+    return ircd
