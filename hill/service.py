@@ -128,6 +128,37 @@ class Hill:
             ids = {p.id for p in session.scalars(select(Program)) if p.full_name == full_name}
             return [e for e in events if e.program_id in ids or e.displaced_id in ids]
 
+    def latest_state(self) -> tuple[int, str | None] | None:
+        """The id and git commit of the event that made the current hill
+        state (None: no state yet); cheap, for readers that cache by it."""
+        with self.db.session() as session:
+            row = session.execute(
+                select(Event.id, Event.commit)
+                .where(Event.kind != "test")
+                .order_by(Event.id.desc())
+                .limit(1)
+            ).first()
+            return None if row is None else (row.id, row.commit)
+
+    def changes(self) -> list[Event]:
+        """The hill's changes (every event but tests), oldest first."""
+        with self.db.session() as session:
+            query = select(Event).where(Event.kind != "test").order_by(Event.id)
+            return list(session.scalars(query))
+
+    def program_names(self) -> dict[int, str]:
+        """The full name of every program ever submitted, by id (code not loaded)."""
+        with self.db.session() as session:
+            rows = session.execute(select(Program.id, Program.owner, Program.name))
+            return {row.id: f"{row.owner}.{row.name}" for row in rows}
+
+    def program_code(self, program_id: int) -> bytes:
+        with self.db.session() as session:
+            code = session.scalar(select(Program.code).where(Program.id == program_id))
+            if code is None:
+                raise HillError(f"no program {program_id}")
+            return code
+
     def _current(self, session: Session) -> Standings:
         event = session.scalars(
             select(Event).where(Event.kind != "test").order_by(Event.id.desc()).limit(1)

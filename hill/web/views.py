@@ -1,0 +1,158 @@
+"""The request handlers: each page is an HTML view and a JSON twin of the same data.
+
+`page(html_path, api_path, template)` registers both for one loader, a
+coroutine that turns a request into the page's dict (see api.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from aiohttp import web
+
+from hill import engine
+from hill.web import api
+from hill.web.render import render
+from hill.web.state import HillReader, NotFound, Snapshot, valid_name
+
+routes = web.RouteTableDef()
+Loader = Callable[[web.Request], Awaitable[dict[str, Any]]]
+NAME = "{name:[^/]+}"
+OTHER = "{other:[^/]+}"
+
+
+def json_response(data: Any) -> web.Response:
+    response = web.json_response(data, dumps=partial(json.dumps, separators=(",", ":")))
+    response.enable_compression()
+    return response
+
+
+def page(html_path: str | None, api_path: str, template: str | None = None) -> Any:
+    """Serve a loader's dict as JSON at api_path and through a template at html_path."""
+
+    def register(load: Loader) -> Loader:
+        async def as_json(request: web.Request) -> web.Response:
+            return json_response(await load(request))
+
+        routes.get(api_path)(as_json)
+        if html_path and template:
+
+            async def as_html(request: web.Request) -> web.Response:
+                return render(request, template, await load(request))
+
+            routes.get(html_path)(as_html)
+        return load
+
+    return register
+
+
+def reader(request: web.Request) -> HillReader:
+    return request.app["reader"]
+
+
+def name_param(request: web.Request, key: str = "name") -> str:
+    name = request.match_info.get(key) or request.query.get(key, "")
+    if not valid_name(name):
+        raise NotFound(f"no program {name[:60]!r}")
+    return name
+
+
+def int_param(request: web.Request, key: str) -> int | None:
+    text = request.query.get(key)
+    if text is None or text == "":
+        return None
+    if not text.isdigit() or len(text) > 12:
+        raise NotFound(f"{key} must be a number, not {text[:20]!r}")
+    return int(text)
+
+
+async def snapshot(request: web.Request) -> Snapshot:
+    """The hill state the request asks for (?event=N), by default the current one."""
+    return await reader(request).snapshot(int_param(request, "event"))
+
+
+@page("/", "/api/standings", "standings.html")
+async def standings(request: web.Request) -> dict[str, Any]:
+    return api.standings(await snapshot(request))
+
+
+@page("/matrix", "/api/matrix", "matrix.html")
+async def matrix(request: web.Request) -> dict[str, Any]:
+    return api.matrix(await snapshot(request))
+
+
+@page(f"/program/{NAME}", f"/api/breakdown/{NAME}", "breakdown.html")
+async def breakdown(request: web.Request) -> dict[str, Any]:
+    return api.breakdown(await snapshot(request), name_param(request))
+
+
+@page(f"/program/{NAME}/vs/{OTHER}", f"/api/breakdown/{NAME}/{OTHER}", "pair.html")
+async def pair(request: web.Request) -> dict[str, Any]:
+    snap = await snapshot(request)
+    return api.pair(snap, name_param(request), name_param(request, "other"))
+
+
+@page("/history", "/api/history", "history.html")
+async def history(request: web.Request) -> dict[str, Any]:
+    hist = await reader(request).history()
+    return {**api.history(hist), "names": hist.names()}
+
+
+@page(f"/history/{NAME}", f"/api/history/{NAME}", "series.html")
+async def series(request: web.Request) -> dict[str, Any]:
+    name = name_param(request)
+    data = api.series(await reader(request).history(), name)
+    if not data["points"]:
+        raise NotFound(f"{name} has never been on the hill")
+    return data
+
+
+def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, str]:
+    """left, right, tape, polarity; by default the top two programs on the shortest tape."""
+    names = [e.program.full_name for e in snap.standings.entries]
+    if not names:
+        raise NotFound("the hill is empty")
+    query = request.query
+    left = name_param(request, "left") if "left" in query else names[0]
+    right = name_param(request, "right") if "right" in query else names[min(1, len(names) - 1)]
+    tape = int_param(request, "tape") or engine.MIN_TAPE
+    polarity = query.get("polarity", engine.POLARITIES[0])
+    if tape not in engine.TAPE_LENGTHS or polarity not in engine.POLARITIES:
+        raise NotFound("tape lengths are 10 to 30, polarities sieve and kettle")
+    return left, right, tape, polarity
+
+
+@routes.get("/api/trace")
+async def trace(request: web.Request) -> web.Response:
+    snap = await snapshot(request)
+    left, right, tape, polarity = battle_params(request, snap)
+    battle = await reader(request).trace(snap, left, right, tape, polarity)
+    if request.query.get("format") == "lists":
+        return json_response(battle.to_json())
+    return json_response(api.trace(snap, left, right, battle))
+
+
+@routes.get("/battle")
+async def battle(request: web.Request) -> web.Response:
+    snap = await snapshot(request)
+    return render(request, "battle.html", api.battle(snap, *battle_params(request, snap)))
+
+
+@routes.get(f"/source/{NAME}")
+async def source_text(request: web.Request) -> web.Response:
+    """The program's code exactly as submitted; text/plain, never rendered as HTML."""
+    snap = await snapshot(request)
+    code = await reader(request).code(snap, name_param(request))
+    response = web.Response(body=code, content_type="text/plain", charset="utf-8")
+    response.enable_compression()
+    return response
+
+
+@routes.get(f"/api/source/{NAME}")
+async def source_json(request: web.Request) -> web.Response:
+    snap = await snapshot(request)
+    name = name_param(request)
+    return json_response(api.source(snap, name, await reader(request).code(snap, name)))
