@@ -9,7 +9,6 @@ templates/ make the HTML, static/ holds the CSS and the plain JS.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from aiohttp import web
 
@@ -17,10 +16,9 @@ from hill.config import Settings, WebSettings
 from hill.service import Hill
 from hill.web.render import render
 from hill.web.state import HillReader, NotFound
-from hill.web.views import json_response, routes
+from hill.web.views import READER, json_response, routes
 
 log = logging.getLogger(__name__)
-STATIC = Path(__file__).parent / "static"
 
 # Everything from this origin only; no inline script or style, so that
 # nothing a player submits can ever run in a reader's browser.
@@ -66,10 +64,8 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
 
 def create_app(hill: Hill, settings: WebSettings) -> web.Application:
     app = web.Application(middlewares=[errors])
-    app["reader"] = HillReader(hill)
-    app["settings"] = settings
+    app[READER] = HillReader(hill)
     app.add_routes(routes)
-    app.router.add_static("/static/", STATIC)
     app.on_response_prepare.append(security_headers)
     return app
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -19,7 +20,10 @@ from hill.web.render import render
 from hill.web.state import HillReader, NotFound, Snapshot, valid_name
 
 routes = web.RouteTableDef()
+READER = web.AppKey("reader", HillReader)
 Loader = Callable[[web.Request], Awaitable[dict[str, Any]]]
+STATIC = Path(__file__).parent / "static"
+STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
 NAME = "{name:[^/]+}"
 OTHER = "{other:[^/]+}"
 
@@ -50,7 +54,7 @@ def page(html_path: str | None, api_path: str, template: str | None = None) -> A
 
 
 def reader(request: web.Request) -> HillReader:
-    return request.app["reader"]
+    return request.app[READER]
 
 
 def name_param(request: web.Request, key: str = "name") -> str:
@@ -156,3 +160,12 @@ async def source_json(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     name = name_param(request)
     return json_response(api.source(snap, name, await reader(request).code(snap, name)))
+
+
+@routes.get("/static/{file}")
+async def static(request: web.Request) -> web.StreamResponse:
+    """The stylesheet, scripts and icon: only the files shipped, by exact name."""
+    file = request.match_info["file"]
+    if file not in STATIC_FILES:
+        raise NotFound(f"no static file {file[:60]!r}")
+    return web.FileResponse(STATIC / file, headers={"Cache-Control": "public, max-age=600"})

@@ -1,0 +1,306 @@
+"""The web report over plain HTTP: the JSON API, sources, errors, headers, and
+consistency while the hill changes."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+import pytest
+from webhill import Server, build_hill, get, reference_programs, shared_server
+
+from hill import engine, scoring
+from hill.reports import json_report
+
+RUSH = b"(>)*9([-]>)*21"
+IDLE = b"[]"
+# a rush that wins before it reaches its comment
+HOSTILE = b'(>)*9([-]>)*21 <script>alert("x")</script></pre><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture(scope="module")
+def served() -> Server:
+    return shared_server()
+
+
+def quote(name: str) -> str:
+    return urllib.parse.quote(name, safe="")
+
+
+def test_standings_are_the_json_report_with_ages(served: Server) -> None:
+    hill = served.hill
+    reply = get(f"{served.url}/api/standings")
+    assert reply.status == 200
+    assert reply.headers["Content-Type"].startswith("application/json")
+    data = reply.json()
+    ages = {p["full_name"]: p["age"] for p in data["programs"]}
+    changes = {p["full_name"]: p["change"] for p in data["programs"]}
+    expected = json_report(hill.standings(), hill.history.head())
+    programs = [{k: p[k] for k in expected["programs"][0]} for p in data.pop("programs")]
+    assert programs == expected.pop("programs")
+    assert {k: data[k] for k in expected} == expected
+    assert data["size"] == 47 and data["ranking_method"] == "markov"
+    assert data["event"]["id"] == hill.latest_state()[0]
+    # the i-th program submitted has survived the 46 - i challenges after it
+    order = [f"esohill.{name}" for name, _ in reference_programs()]
+    assert [ages[name] for name in order] == list(range(46, -1, -1))
+    assert changes[order[-1]] is None  # the newcomer
+    assert sum(c is not None and c != 0 for c in changes.values()) > 0
+
+
+def test_matrix_margins(served: Server) -> None:
+    data = get(f"{served.url}/api/matrix").json()
+    standings = served.hill.standings()
+    assert data["programs"] == [e.program.full_name for e in standings.entries]
+    margins = np.array(data["margins"])
+    assert margins.shape == (47, 47)
+    assert (margins == -margins.T).all() and (np.diag(margins) == 0).all()
+    assert margins[0, 5] == int(standings.outcomes[0, 5].sum())
+    # points are the row sums over 42: the standings agree with the matrix
+    points = {
+        p["full_name"]: p["points"] for p in get(f"{served.url}/api/standings").json()["programs"]
+    }
+    for name, row in zip(data["programs"], margins, strict=True):
+        assert points[name] == pytest.approx(row.sum() / 42)
+
+
+def test_breakdown_of_a_program(served: Server) -> None:
+    standings = served.hill.standings()
+    name = standings.entries[3].program.full_name
+    data = get(f"{served.url}/api/breakdown/{quote(name)}").json()
+    assert data["program"] == name and data["rank"] == 4
+    assert len(data["opponents"]) == 46
+    assert name not in [o["program"] for o in data["opponents"]]
+    first = data["opponents"][0]
+    assert first["program"] == standings.entries[0].program.full_name
+    assert first["outcomes"] == standings.outcomes[3, 0].tolist()
+    assert first["line"] == engine.classic_line(first["outcomes"])
+    # losses by battle, counted here from the stored outcomes
+    rows = np.array([o["outcomes"] for o in data["opponents"]])
+    losses = (rows == -1).sum(axis=0)
+    assert data["losses"]["sieve"] == losses[:21].tolist()
+    assert data["losses"]["kettle"] == losses[21:].tolist()
+    worst = data["worst"][0]
+    i = (0 if worst["polarity"] == "sieve" else 21) + worst["tape"] - 10
+    assert worst["losses"] == losses.max() == losses[i]
+
+
+def test_pair_breakdown(served: Server) -> None:
+    standings = served.hill.standings()
+    a, b = standings.entries[0].program.full_name, standings.entries[1].program.full_name
+    data = get(f"{served.url}/api/breakdown/{quote(a)}/{quote(b)}").json()
+    assert (data["left"], data["right"]) == (a, b)
+    assert [x["outcome"] for x in data["battles"]] == standings.outcomes[0, 1].tolist()
+    assert data["battles"][0] == {
+        "tape": 10,
+        "polarity": "sieve",
+        "outcome": data["battles"][0]["outcome"],
+    }
+    assert data["battles"][41]["tape"] == 30 and data["battles"][41]["polarity"] == "kettle"
+    assert data["margin"] == scoring.margins(standings.outcomes)[0, 1]
+
+
+def decode(field: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(field), dtype=dtype)
+
+
+def test_trace_is_the_engines_and_matches_the_score(served: Server) -> None:
+    standings = served.hill.standings()
+    left, right = standings.entries[2].program, standings.entries[7].program
+    codes = dict(reference_programs())
+    expected = engine.trace(
+        engine.compile_program(codes[left.name]),
+        engine.compile_program(codes[right.name]),
+        17,
+        "kettle",
+    )
+    query = f"left={quote(left.full_name)}&right={quote(right.full_name)}&tape=17&polarity=kettle"
+    data = get(f"{served.url}/api/trace?{query}").json()
+    assert data["cycles"] == expected.cycles and data["outcome"] == expected.outcome
+    assert data["summary"] == expected.summary()
+    tapes = decode(data["tapes"], "u1").reshape(expected.cycles + 1, 17)
+    assert (tapes == expected.tapes).all()
+    assert (decode(data["left_pointer"], "<i2") == expected.left_pointer).all()
+    assert (decode(data["right_source"], "<i4") == expected.right_source).all()
+    # what the viewer shows is what the hill scored
+    assert data["outcome"] == standings.outcomes[2, 7][21 + 17 - 10]
+    lists = get(f"{served.url}/api/trace?{query}&format=lists").json()
+    assert lists == expected.to_json()
+
+
+def test_history_and_series(served: Server) -> None:
+    data = get(f"{served.url}/api/history").json()
+    changes = data["changes"]
+    assert len(changes) == 47
+    assert [c["id"] for c in changes] == sorted((c["id"] for c in changes), reverse=True)
+    commits = [c.hexsha for c in served.hill.history.log()]  # newest first
+    assert [c["commit"] for c in changes] == commits
+    first = changes[-1]
+    assert first["kind"] == "join" and first["size"] == 1
+    name = first["program"]
+    series = get(f"{served.url}/api/history/{quote(name)}").json()
+    assert len(series["points"]) == 47
+    assert series["points"][-1]["rank"] == served.hill.standings().find(name).rank
+    assert get(f"{served.url}/api/history/nobody.nothing").status == 404
+
+
+def test_past_states(served: Server) -> None:
+    changes = get(f"{served.url}/api/history").json()["changes"]
+    third = changes[-3]
+    past = get(f"{served.url}/api/standings?event={third['id']}").json()
+    assert past["size"] == 3 and past["event"]["id"] == third["id"]
+    assert past["commit"] == third["commit"]
+    expected = served.hill.event_standings(third["id"])
+    assert [p["full_name"] for p in past["programs"]] == [
+        e.program.full_name for e in expected.entries
+    ]
+    html = get(f"{served.url}/?event={third['id']}")
+    assert html.status == 200 and "A past state." in html.text
+
+
+def test_sources_are_plain_text(served: Server) -> None:
+    name, code = reference_programs()[5]
+    reply = get(f"{served.url}/source/esohill.{name}")
+    assert reply.status == 200 and reply.body == code
+    assert reply.headers["Content-Type"] == "text/plain; charset=utf-8"
+    assert reply.headers["X-Content-Type-Options"] == "nosniff"
+    data = get(f"{served.url}/api/source/esohill.{name}").json()
+    assert data["code"] == code.decode("utf-8", "replace") and data["bytes"] == len(code)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/nothing-here",
+        "/program/nobody.nothing",
+        "/program/esohill.ais523_stealth/vs/nobody.x",
+        "/program/..%2F..%2Fetc%2Fpasswd",
+        "/source/..%2Fhill.sqlite3",
+        "/?event=abc",
+        "/?event=99999",
+        "/matrix?event=-1",
+        "/battle?tape=99",
+        "/battle?polarity=%3Cb%3E",
+        "/battle?left=nobody.x",
+        "/history/nobody.x",
+        "/static/nothing.css",
+    ],
+)
+def test_bad_urls_get_a_404_page(served: Server, path: str) -> None:
+    reply = get(served.url + path)
+    assert reply.status == 404
+    assert "text/html" in reply.headers["Content-Type"]
+    assert "Not found" in reply.text and "Traceback" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/breakdown/nobody.x", "/api/standings?event=0", "/api/trace?tape=5", "/api/nothing"],
+)
+def test_bad_api_urls_get_a_json_404(served: Server, path: str) -> None:
+    reply = get(served.url + path)
+    assert reply.status == 404
+    assert reply.json()["status"] == 404
+
+
+def test_security_headers_everywhere(served: Server) -> None:
+    for path in ("/", "/api/matrix", "/static/style.css", "/nothing"):
+        headers = get(served.url + path).headers
+        csp = headers["Content-Security-Policy"]
+        assert "script-src 'self'" in csp and "default-src 'none'" in csp
+        assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_hostile_names_and_code_are_escaped(tmp_path: Path) -> None:
+    owner = "x[y]{z}|^`"  # every odd character an owner may have
+    hill = build_hill(tmp_path / "var", [("hostile", HOSTILE), ("idle", IDLE)], owner=owner)
+    server = Server(hill)
+    try:
+        full = f"{owner}.hostile"
+        page = get(f"{server.url}/program/{quote(full)}")
+        assert page.status == 200
+        assert f'<h1><span class="rank-badge">#1</span> {owner}.hostile</h1>' in page.text
+        source = get(f"{server.url}/source/{quote(full)}")
+        assert source.body == HOSTILE and source.headers["Content-Type"].startswith("text/plain")
+        for path in (
+            "/",
+            "/matrix",
+            "/history",
+            f"/program/{quote(full)}/vs/{quote(owner + '.idle')}",
+        ):
+            text = get(server.url + path).text
+            assert "<script>alert" not in text and "onerror" not in text
+        echo = get(f"{server.url}/program/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+        assert echo.status == 404 and "<script>alert" not in echo.text
+        assert "&lt;script&gt;" in echo.text
+    finally:
+        server.stop()
+        hill.close()
+
+
+def test_pages_follow_the_hill_and_never_mix_states(tmp_path: Path) -> None:
+    """A writer changes the hill while readers load pages: every page shows
+    exactly one stored state, and the newest once the writer is done."""
+    programs = reference_programs()
+    hill = build_hill(tmp_path / "var", programs[:4])
+    server = Server(hill)
+    try:
+        before = get(f"{server.url}/api/standings").json()
+        assert before["size"] == 4
+        seen: list[dict] = []
+        writer = threading.Thread(
+            target=lambda: [hill.challenge("esohill", n, c) for n, c in programs[4:9]]
+        )
+        writer.start()
+        while writer.is_alive():
+            seen.append(get(f"{server.url}/api/standings").json())
+        writer.join()
+        seen.append(get(f"{server.url}/api/standings").json())
+        for data in seen:
+            stored = hill.event_standings(data["event"]["id"])
+            assert [p["full_name"] for p in data["programs"]] == [
+                e.program.full_name for e in stored.entries
+            ]
+            assert data["size"] == data["event"]["size"] == stored.size
+        assert seen[-1]["size"] == 9 and seen[-1]["event"]["id"] == hill.latest_state()[0]
+        assert len({d["event"]["id"] for d in seen}) >= 2
+        # the old state is still there, unchanged
+        again = get(f"{server.url}/api/standings?event={before['event']['id']}").json()
+        assert again == before
+    finally:
+        server.stop()
+        hill.close()
+
+
+def test_an_empty_hill_has_pages(tmp_path: Path) -> None:
+    hill = build_hill(tmp_path / "var", [])
+    server = Server(hill)
+    try:
+        for path in ("/", "/matrix", "/history"):
+            reply = get(server.url + path)
+            assert reply.status == 200, path
+        assert get(f"{server.url}/api/standings").json()["size"] == 0
+        assert get(f"{server.url}/battle").status == 404
+    finally:
+        server.stop()
+        hill.close()
+
+
+def test_rendering_time(served: Server) -> None:
+    """Printed, not asserted: a fresh server (empty caches) on the 47-program
+    hill; the first page builds the state's cache."""
+    fresh = Server(served.hill)
+    try:
+        for path in ("/", "/matrix", "/api/standings", "/api/matrix"):
+            times = []
+            for _ in range(5):
+                start = time.perf_counter()
+                assert get(fresh.url + path).status == 200
+                times.append(time.perf_counter() - start)
+            print(f"{path}: first {times[0] * 1000:.0f} ms, then {min(times[1:]) * 1000:.0f} ms")
+    finally:
+        fresh.stop()

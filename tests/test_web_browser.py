@@ -1,0 +1,251 @@
+"""The web report in a real headless Chromium: what a player sees and clicks.
+
+Set WEB_SCREENSHOTS=DIR to save a PNG of every page, desktop and phone sized.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from webhill import Server, chromium, reference_programs, shared_server
+
+from hill import engine
+
+SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
+
+
+@pytest.fixture(scope="module")
+def served() -> Server:
+    return shared_server()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+def quote(name: str) -> str:
+    return urllib.parse.quote(name, safe="")
+
+
+def css(driver: webdriver.Chrome, selector: str) -> list:
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def console_errors(driver: webdriver.Chrome) -> list[str]:
+    """Errors the page logged: scripts failing, CSP refusals, missing files."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def load(driver: webdriver.Chrome, url: str) -> None:
+    driver.get(url)
+    WebDriverWait(driver, 10).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+
+
+def signed(value: int) -> str:
+    return str(int(value) - 256 if value > 127 else int(value))
+
+
+def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> None:
+    standings = served.hill.standings()
+    load(browser, served.url + "/")
+    rows = css(browser, "#standings tbody tr")
+    assert len(rows) == 47
+    top = standings.entries[0]
+    cells = rows[0].find_elements(By.TAG_NAME, "td")
+    assert cells[0].text == "1"
+    assert top.program.name in cells[2].text
+    assert cells[3].text == top.program.owner
+    assert cells[5].text == f"{top.points:.2f}"
+    markov = css(browser, "#standings tbody tr:first-child td.ranking")
+    assert [c.text for c in markov] == [f"{top.scores['markov']:.2f}"]
+    assert "markov" in css(browser, "#standings th.ranking")[0].text.lower()
+    assert "★" in css(browser, "#standings th.ranking")[0].text
+    link = cells[2].find_element(By.CSS_SELECTOR, "a.source")
+    assert link.get_attribute("href").endswith(
+        f"/source/{quote(top.program.full_name)}?event={served.hill.latest_state()[0]}"
+    )
+    assert console_errors(browser) == []
+
+
+def column(driver: webdriver.Chrome, index: int) -> list[str]:
+    return [
+        td.get_attribute("data-value") or td.text
+        for td in css(driver, f"#standings tbody td:nth-child({index + 1})")
+    ]
+
+
+def header(driver: webdriver.Chrome, label: str):
+    return next(
+        th for th in css(driver, "#standings thead tr:last-child th") if th.text.startswith(label)
+    )
+
+
+def test_sorting_by_a_column(browser: webdriver.Chrome, served: Server) -> None:
+    load(browser, served.url + "/")
+    points = header(browser, "POINTS")
+    points.find_element(By.TAG_NAME, "button").click()
+    values = [float(v) for v in column(browser, 5)]
+    assert values == sorted(values, reverse=True) and values != [
+        float(v) for v in column(browser, 5)[::-1]
+    ]
+    assert points.get_attribute("aria-sort") == "descending"
+    points.find_element(By.TAG_NAME, "button").click()
+    assert [float(v) for v in column(browser, 5)] == sorted(values)
+    header(browser, "PROGRAM").find_element(By.TAG_NAME, "button").click()
+    names = [n.lower() for n in column(browser, 2)]
+    assert names == sorted(names)
+    header(browser, "RANK").find_element(By.TAG_NAME, "button").click()
+    assert [int(v) for v in column(browser, 0)] == list(range(1, 48))
+    # points order is not rank order on this hill, so the sort did something
+    assert values != [e.points for e in served.hill.standings().entries]
+
+
+def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server) -> None:
+    standings = served.hill.standings()
+    load(browser, served.url + "/matrix")
+    a, b = 2, 6  # rows and columns in rank order
+    cell = css(browser, "#matrix tbody tr")[a].find_elements(By.CSS_SELECTOR, "td")[b]
+    margin = standings.margin(a, b)
+    left, right = standings.entries[a].program.full_name, standings.entries[b].program.full_name
+    ActionChains(browser).move_to_element(cell).perform()
+    info = css(browser, "#matrix-info")[0].text
+    assert f"{left} vs {right}" in info
+    assert cell.get_attribute("class").startswith("w" if margin > 0 else "l" if margin else "t")
+    cell.find_element(By.TAG_NAME, "a").click()
+    WebDriverWait(browser, 10).until(lambda d: "/vs/" in d.current_url)
+    path = urllib.parse.urlparse(browser.current_url).path
+    assert urllib.parse.unquote(path) == f"/program/{left}/vs/{right}"
+    score = css(browser, "#pair-score")[0].text.replace("\u2212", "-")
+    assert int(score) == margin
+    cells = css(browser, "#battles a.cell")
+    assert len(cells) == 42
+    expected = ["W" if o == 1 else "L" if o == -1 else "·" for o in standings.outcomes[a, b]]
+    assert [c.text for c in cells] == expected
+    assert console_errors(browser) == []
+
+
+def test_the_battle_viewer_plays_the_engines_battle(
+    browser: webdriver.Chrome, served: Server
+) -> None:
+    standings = served.hill.standings()
+    a, b, tape, polarity = 0, 1, 12, "kettle"
+    left, right = standings.entries[a].program, standings.entries[b].program
+    codes = dict(reference_programs())
+    battle = engine.trace(
+        engine.compile_program(codes[left.name]),
+        engine.compile_program(codes[right.name]),
+        tape,
+        polarity,
+    )
+    assert battle.outcome != 0 and battle.cycles > 10  # a decisive battle
+    # from the pair's page, through the link of that battle
+    load(browser, f"{served.url}/program/{quote(left.full_name)}/vs/{quote(right.full_name)}")
+    link = next(
+        c
+        for c in css(browser, "#battles a.cell")
+        if c.get_attribute("title").startswith(f"tape {tape} {polarity}:")
+    )
+    link.click()
+    WebDriverWait(browser, 20).until(
+        lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready")
+    )
+    assert css(browser, "#cycles")[0].text == str(battle.cycles)
+    for _ in range(3):
+        browser.find_element(By.ID, "step").click()
+    assert browser.find_element(By.ID, "cycle").text == "3"
+    values = [v.text for v in css(browser, "#tape .v")]
+    assert values == [signed(v) for v in battle.tapes[3]]
+    markers = [c.text for c in css(browser, "#tape .p.l")]
+    assert markers.index("▼") == battle.left_pointer[3]
+    mark = css(browser, "#left-source mark")[0].text
+    assert mark == chr(left_code := codes[left.name][battle.left_source[3]]) and left_code
+    assert browser.find_element(By.ID, "outcome").text == ""
+    browser.find_element(By.ID, "end").click()
+    assert browser.find_element(By.ID, "cycle").text == str(battle.cycles)
+    assert browser.find_element(By.ID, "outcome").text == battle.summary()
+    final = [v.text for v in css(browser, "#tape .v")]
+    assert final == [signed(v) for v in battle.tapes[-1]]
+    # seeking with the slider
+    browser.execute_script(
+        "const s = document.getElementById('seek'); s.value = 5;"
+        "s.dispatchEvent(new Event('input'));"
+    )
+    assert browser.find_element(By.ID, "cycle").text == "5"
+    assert [v.text for v in css(browser, "#tape .v")] == [signed(v) for v in battle.tapes[5]]
+    assert console_errors(browser) == []
+
+
+def test_history_opens_past_states_and_charts(browser: webdriver.Chrome, served: Server) -> None:
+    load(browser, served.url + "/history")
+    rows = css(browser, "#history tbody tr")
+    assert len(rows) == 47
+    first = rows[-1]
+    name = first.find_element(By.CSS_SELECTOR, ".what a").text
+    first.find_element(By.CSS_SELECTOR, "td a").click()
+    WebDriverWait(browser, 10).until(lambda d: "event=" in d.current_url)
+    assert len(css(browser, "#standings tbody tr")) == 1
+    assert "A past state." in browser.find_element(By.CLASS_NAME, "state").text
+    load(browser, f"{served.url}/history/{quote(name)}")
+    line = css(browser, ".rank-chart polyline")[0].get_attribute("points")
+    assert len(line.split()) == 47
+    assert len(css(browser, ".score-chart circle")) == 47
+    assert console_errors(browser) == []
+
+
+def pages(served: Server) -> dict[str, str]:
+    standings = served.hill.standings()
+    top, second = (quote(e.program.full_name) for e in standings.entries[:2])
+    return {
+        "standings": "/",
+        "matrix": "/matrix",
+        "breakdown": f"/program/{top}",
+        "pair": f"/program/{top}/vs/{second}",
+        "battle": f"/battle?left={top}&right={second}&tape=20&polarity=sieve",
+        "history": "/history",
+        "chart": f"/history/{top}",
+        "not-found": "/program/nobody.nothing",
+    }
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_page_fits_and_runs_cleanly(
+    browser: webdriver.Chrome, served: Server, size: str
+) -> None:
+    """No script or CSP error, and no sideways scrolling of the page itself
+    (wide tables scroll inside their own box)."""
+    shots = os.environ.get("WEB_SCREENSHOTS")
+    browser.set_window_size(*SIZES[size])
+    try:
+        for name, path in pages(served).items():
+            load(browser, served.url + path)
+            if name == "battle":
+                WebDriverWait(browser, 20).until(
+                    lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready")
+                )
+            errors = console_errors(browser)
+            if name == "not-found":
+                assert len(errors) == 1 and "404" in errors[0]
+            else:
+                assert errors == [], name
+            overflow = browser.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth"
+            )
+            assert overflow <= 0, (name, size, overflow)
+            if shots:
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(str(Path(shots) / f"{size}-{name}.png"))
+    finally:
+        browser.set_window_size(*SIZES["desktop"])
