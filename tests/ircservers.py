@@ -1,0 +1,200 @@
+"""Real IRC servers for the bot's tests, on free loopback ports: ngircd
+(through bot.ircd, as `--local-ircd` starts it) and InspIRCd 3, alone or
+linked to Anope 2.0 services for accounts (NickServ, SASL, account-tag)."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from bot.ircd import Ngircd, free_port, listening, start_ngircd
+
+INSPIRCD = "/usr/sbin/inspircd"
+ANOPE = "/usr/sbin/anope"
+ANOPE_CONF = Path("/etc/anope")
+SERVICES = "services.test.local"
+LINK_PASSWORD = "linkpass"
+
+# The bot's port has a strict flood limit (no fake lag: a client over
+# `threshold` seconds of command penalty is disconnected for "Excess Flood");
+# the test players' port is lenient, so that they can flood the bot.
+INSPIRCD_CONF = """\
+<server name="irc.test.local" description="test server" network="TestNet" id="01A">
+<admin name="test" nick="test" email="test@localhost">
+<bind address="127.0.0.1" port="{port}" type="clients">
+<bind address="127.0.0.1" port="{player_port}" type="clients">
+<bind address="127.0.0.1" port="{link_port}" type="servers">
+<connect name="bot" allow="*" port="{port}" timeout="60" pingfreq="120"
+         threshold="{threshold}" commandrate="1000" fakelag="no"
+         hardsendq="1048576" softsendq="65536" recvq="8192" localmax="1000" globalmax="1000"
+         maxchans="50" resolvehostnames="no" useident="no">
+<connect name="players" allow="*" port="{player_port}" timeout="60" pingfreq="120"
+         threshold="1000" commandrate="100000" fakelag="no"
+         hardsendq="1048576" softsendq="65536" recvq="65536" localmax="1000" globalmax="1000"
+         maxchans="50" resolvehostnames="no" useident="no">
+<pid file="{directory}/inspircd.pid">
+<log method="file" type="* -USERINPUT -USEROUTPUT" level="default"
+     target="{directory}/inspircd.log">
+<dns timeout="1">
+<options>
+<security>
+<performance>
+<module name="spanningtree">
+<module name="services_account">
+<module name="hidechans">
+<module name="sasl">
+<sasl target="{services}">
+<module name="cap">
+<module name="ircv3">
+<module name="ircv3_accounttag">
+<module name="svshold">
+<module name="chghost">
+<module name="chgident">
+<link name="{services}" ipaddr="127.0.0.1" port="{link_port}"
+      sendpass="{password}" recvpass="{password}">
+<uline server="{services}" silent="yes">
+"""
+
+# Anope's own example configuration, changed where a test network needs it:
+# no mail, no delay before REGISTER, no nick protection that would rename a
+# test client, and the link to the InspIRCd above.
+ANOPE_CHANGES = {
+    "services.conf": [
+        ('"services.example.com"', f'"{SERVICES}"'),
+        ("port = 7000", "port = {link_port}"),
+        ('password = "mypassword"', f'password = "{LINK_PASSWORD}"'),
+        ('pid = "/var/run/anope/anope.pid"', 'pid = "{directory}/anope.pid"'),
+        ('motd = "/etc/anope/services.motd"', 'motd = "{directory}/services.motd"'),
+        ("usemail = yes", "usemail = no"),
+        ("strictpasswords = yes", "strictpasswords = no"),
+        ('casemap = "ascii"', 'casemap = "rfc1459"'),  # as InspIRCd's
+    ],
+    "nickserv.conf": [
+        ("forceemail = yes", "forceemail = no"),
+        ("regdelay = 30s", "regdelay = 0"),
+        ('defaults = "killprotect ', 'defaults = "'),
+    ],
+}
+
+
+def _wait(condition: Callable[[], bool], what: str, timeout: float, log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            raise RuntimeError(f"{what} did not happen in {timeout} s:\n{tail}")
+        time.sleep(0.05)
+
+
+@dataclass
+class Inspircd:
+    """InspIRCd on `port` (the bot's, flood-limited) and `player_port`,
+    with Anope linked when started with services."""
+
+    directory: Path
+    port: int
+    player_port: int
+    link_port: int
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+def start_inspircd(directory: Path, *, services: bool, threshold: int = 8) -> Inspircd:
+    if shutil.which(INSPIRCD) is None or (services and shutil.which(ANOPE) is None):
+        pytest.skip("InspIRCd and Anope are not installed (apt-get install inspircd anope)")
+    directory.mkdir(parents=True, exist_ok=True)
+    server = Inspircd(directory, free_port(), free_port(), free_port())
+    values = {
+        "port": server.port,
+        "player_port": server.player_port,
+        "link_port": server.link_port,
+        "directory": directory,
+        "services": SERVICES,
+        "password": LINK_PASSWORD,
+        "threshold": threshold,
+    }
+    config = directory / "inspircd.conf"
+    config.write_text(INSPIRCD_CONF.format(**values))
+    out = directory / "inspircd.out"
+    with open(out, "wb") as log:
+        server.processes.append(
+            subprocess.Popen(
+                [INSPIRCD, f"--config={config}", "--nofork", "--runasroot"],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
+    try:
+        _wait(lambda: listening("127.0.0.1", server.player_port), "InspIRCd start", 15, out)
+        if services:
+            _start_anope(server, values)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _start_anope(server: Inspircd, values: dict[str, object]) -> None:
+    conf = server.directory / "anope"
+    for sub in ("db", "logs"):
+        (conf / sub).mkdir(parents=True, exist_ok=True)
+    for source in ANOPE_CONF.iterdir():
+        text = source.read_text()
+        for old, new in ANOPE_CHANGES.get(source.name, []):
+            assert old in text, f"{source}: {old!r} not found"
+            text = text.replace(old, new.format(**values))
+        (conf / source.name).write_text(text)
+    out = server.directory / "anope.out"
+    with open(out, "wb") as log:
+        server.processes.append(
+            subprocess.Popen(
+                [
+                    ANOPE,
+                    f"--confdir={conf}",
+                    f"--dbdir={conf / 'db'}",
+                    f"--logdir={conf / 'logs'}",
+                    "--modulesdir=/usr/lib/anope",
+                    "--nofork",
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        )
+    synced = f"{SERVICES} (Services for IRC Networks) is done syncing"
+    _wait(lambda: synced in out.read_text(errors="replace"), "Anope link", 30, out)
+
+
+@pytest.fixture(scope="module")
+def ngircd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ngircd]:
+    server = start_ngircd(
+        tmp_path_factory.mktemp("ngircd"), free_port(), ["#bfjoust", "#hill-news"]
+    )
+    yield server
+    server.stop()
+
+
+@contextlib.contextmanager
+def inspircd(directory: Path, *, services: bool) -> Iterator[Inspircd]:
+    server = start_inspircd(directory, services=services)
+    try:
+        yield server
+    finally:
+        server.stop()

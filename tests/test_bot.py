@@ -1,0 +1,219 @@
+"""The IRC bot against a real ngircd, driven by a real IRC client."""
+
+from __future__ import annotations
+
+import asyncio
+
+import ircservers
+from botharness import CHANNEL, NEWS, RUSH, TRAIL, bot_settings, run, running_bot
+from ircclient import IrcTestClient
+
+from bot.ircd import Ngircd
+from hill.service import Hill
+
+ngircd = ircservers.ngircd  # the fixture
+
+
+async def player(nick: str, port: int, *channels: str) -> IrcTestClient:
+    client = await IrcTestClient(nick).connect(port)
+    for channel in channels:
+        await client.join(channel)
+    return client
+
+
+def test_challenge_in_a_channel_is_answered_there_and_announced(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, summary_channel=NEWS)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            alice = await player("alice", ngircd.port, CHANNEL)
+            watcher = await player("watcher", ngircd.port, NEWS)
+            alice.say(CHANNEL, f"!bfjoust rush {RUSH}")
+            reply = await alice.expect(
+                lambda m: m.nick == bot.client.nick and m.params[0] == CHANNEL
+            )
+            assert reply.text.startswith("alice: alice.rush: points 0.00")
+            assert "rank 1/1" in reply.text
+            news = await watcher.expect(lambda m: m.params[0] == NEWS)
+            assert news.text == reply.text  # "alice: <summary>"
+            standings = await asyncio.to_thread(bot.commands.hill.standings)
+            assert [e.program.full_name for e in standings.entries] == ["alice.rush"]
+
+    run(scenario())
+
+
+def test_challenge_and_test_in_private_are_answered_by_notice(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            bob = await player("bob", ngircd.port)
+            bob.say(bot.client.nick, f"!bfjoust trail {TRAIL}")
+            line = await bob.expect(lambda m: m.nick == bot.client.nick)
+            assert line.command == "NOTICE" and line.params[0] == "bob"
+            assert line.text.startswith("bob.trail: ") and "rank 1/1" in line.text
+            bob.say(bot.client.nick, f"!bfjoust-test rush {RUSH}")
+            text = await bob.reply(bot.client.nick)
+            assert text.startswith("bob.rush: ") and "rank" in text
+            assert text.endswith("test only, the hill is unchanged")
+            standings = await asyncio.to_thread(bot.commands.hill.standings)
+            assert [e.program.full_name for e in standings.entries] == ["bob.trail"]
+
+    run(scenario())
+
+
+def test_withdraw_takes_only_the_senders_own_program(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            alice = await player("alice", ngircd.port)
+            mallory = await player("mallory", ngircd.port)
+            alice.say(nick, f"!bfjoust rush {RUSH}")
+            assert "rank 1/1" in await alice.reply(nick)
+            mallory.say(nick, "!bfjoust-withdraw rush")
+            assert await mallory.reply(nick) == "there is no mallory.rush on the hill"
+            mallory.say(nick, "!bfjoust-withdraw alice.rush")
+            assert "bad program name" in await mallory.reply(nick)
+            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 1
+            alice.say(nick, "!bfjoust-withdraw rush")
+            assert await alice.reply(nick) == "alice.rush withdrawn; 0 programs left on the hill"
+            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
+
+    run(scenario())
+
+
+def seed(hill: Hill, programs: dict[str, str]) -> None:
+    for full_name, code in programs.items():
+        owner, name = full_name.split(".")
+        hill.challenge(owner, name, code.encode())
+
+
+def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port)
+    hill = Hill(settings.hill)
+    seed(hill, {"ann.rush": RUSH, "ben.trail": TRAIL, "cy.idle": "+>-<" * 3, "cy.rush": RUSH})
+    standings = hill.standings()
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as bot:
+            nick = bot.client.nick
+            dan = await player("dan", ngircd.port, CHANNEL)
+            dan.say(CHANNEL, "!bfjoust-rank cy.idle")
+            text = await dan.reply(nick)
+            index = next(i for i, e in enumerate(standings.entries) if e.program.name == "idle")
+            entry = standings.entries[index]
+            assert text.startswith(
+                f"cy.idle: rank {entry.rank}/4, score {entry.scores['markov']:.2f}, "
+                f"points {entry.points:.2f}; worst against: "
+            )
+            margins = sorted(standings.margin(index, j) for j in range(4) if j != index)
+            assert [int(m) for m in _numbers_in_parentheses(text)] == [m for m in margins if m < 0]
+            dan.say(CHANNEL, "!bfjoust-rank rush")
+            assert await dan.reply(nick) == "which one? " + ", ".join(
+                e.program.full_name for e in standings.entries if e.program.name == "rush"
+            )
+            dan.say(CHANNEL, "!bfjoust-rank nothing")
+            assert await dan.reply(nick) == "there is no nothing on the hill"
+            dan.say(CHANNEL, "!bfjoust-report")
+            top = standings.entries[0]
+            text = await dan.reply(nick)
+            assert text.startswith(
+                f"Top of the hill (4 programs, markov): 1. {top.program.full_name} "
+                f"{top.scores['markov']:.1f}, 2. "
+            )
+            assert text.endswith("Full report: https://hill.example.org/")
+            dan.say(nick, "!bfjoust-help")
+            first = await dan.reply(nick, "Commands:")
+            assert "!bfjoust NAME CODE|URL" in first and "!bfjoust-withdraw NAME" in first
+            assert "-remove" not in first  # admin commands are not advertised
+            assert (await dan.reply(nick, "Top of the hill")) == text
+
+    run(scenario())
+
+
+def _numbers_in_parentheses(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"\(([+-]\d+)\)", text)
+
+
+def test_admin_commands_are_for_admins_only(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, admins=("Carol",))
+    hill = Hill(settings.hill)
+    seed(hill, {"ann.rush": RUSH, "ben.trail": TRAIL})
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as bot:
+            nick = bot.client.nick
+            bob = await player("bob", ngircd.port, CHANNEL)
+            carol = await player("carol", ngircd.port, CHANNEL)
+            bob.say(CHANNEL, "!bfjoust-remove ann.rush")
+            assert await bob.reply(nick) == "!bfjoust-remove is for the hill's admins"
+            bob.say(CHANNEL, "!bfjoust-rescore")
+            assert await bob.reply(nick) == "!bfjoust-rescore is for the hill's admins"
+            assert (await asyncio.to_thread(hill.standings)).size == 2
+            carol.say(CHANNEL, "!bfjoust-remove ann.rush")
+            assert await carol.reply(nick) == "ann.rush removed; 1 programs left on the hill"
+            carol.say(nick, "!bfjoust-rescore")
+            assert await carol.reply(nick) == "rescored 1 programs by markov"
+            standings = await asyncio.to_thread(hill.standings)
+            assert [e.program.full_name for e in standings.entries] == ["ben.trail"]
+
+    run(scenario())
+
+
+def test_submissions_are_rate_limited_per_user_and_in_all(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(
+        tmp_path, ngircd.port, rate_limit_per_user=2, rate_limit_global=3, rate_window_seconds=60
+    )
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            ann, ben, cy = [await player(n, ngircd.port) for n in ("ann", "ben", "cy")]
+            for name in ("a", "b"):
+                ann.say(nick, f"!bfjoust-test {name} {RUSH}")
+                assert "test only" in await ann.reply(nick)
+            ann.say(nick, f"!bfjoust c {RUSH}")
+            assert (await ann.reply(nick)).startswith("you have made 2 submissions recently")
+            ben.say(nick, f"!bfjoust-test d {RUSH}")
+            assert "test only" in await ben.reply(nick)
+            cy.say(nick, f"!bfjoust-test e {RUSH}")
+            assert (await cy.reply(nick)).startswith("the hill is taking too many submissions")
+            cy.say(nick, "!bfjoust-report")  # reading is not limited
+            assert (await cy.reply(nick)).startswith("The hill is empty.")
+
+    run(scenario())
+
+
+USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
+
+
+BAD_COMMANDS = [
+    ("!bfjoust", USAGE),
+    ("!bfjoust lonely", USAGE),
+    ("!bfjoust-withdraw", "usage: !bfjoust-withdraw NAME (the name of your program)"),
+    ("!bfjoust-rank", "usage: !bfjoust-rank NAME|OWNER.NAME (a program's name)"),
+    ("!bfjoust bad (>)*9([-]>)*21]", "parse error at line 1, column 15: unmatched ']'"),
+    ("!bfjoust ../../etc/passwd +", "bad program name '../../etc/passwd'"),
+    ("!bfjoust a.b +", "bad program name 'a.b'"),
+    ("!bfjoust " + "x" * 49 + " +", "bad program name 'xxxx"),
+    ("!bfjoust n\u00e4me +", "bad program name 'n\u00e4me'"),
+    ("!bfjoust-remove x", "!bfjoust-remove is for the hill's admins"),
+]
+
+
+def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=100)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            eve = await player("eve", ngircd.port)
+            for command, answer in BAD_COMMANDS:
+                eve.say(bot.client.nick, command)
+                assert (await eve.reply(bot.client.nick)).startswith(answer), command
+            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
+
+    run(scenario())
