@@ -6,10 +6,12 @@ Set WEB_SCREENSHOTS=DIR to save a PNG of every page, desktop and phone sized.
 from __future__ import annotations
 
 import os
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
@@ -173,6 +175,9 @@ def test_the_battle_viewer_plays_the_engines_battle(
     mark = css(browser, "#left-source mark")[0].text
     assert mark == chr(left_code := codes[left.name][battle.left_source[3]]) and left_code
     assert browser.find_element(By.ID, "outcome").text == ""
+    # a window of the source, not the whole (300 KB for space_hotel)
+    assert len(codes[right.name]) > 100_000
+    assert len(browser.find_element(By.ID, "right-source").text) < 2000
     browser.find_element(By.ID, "end").click()
     assert browser.find_element(By.ID, "cycle").text == str(battle.cycles)
     assert browser.find_element(By.ID, "outcome").text == battle.summary()
@@ -185,6 +190,40 @@ def test_the_battle_viewer_plays_the_engines_battle(
     )
     assert browser.find_element(By.ID, "cycle").text == "5"
     assert [v.text for v in css(browser, "#tape .v")] == [signed(v) for v in battle.tapes[5]]
+    assert console_errors(browser) == []
+
+
+def longest_battle(served: Server) -> tuple[str, str, int, str, engine.Trace]:
+    """A battle of this hill that runs to the cycle limit, found with the engine."""
+    standings = served.hill.standings()
+    codes = dict(reference_programs())
+    for a, b, i in zip(*np.nonzero(standings.outcomes == 0), strict=True):
+        if a < b:
+            left, right = standings.entries[a].program, standings.entries[b].program
+            tape, polarity = engine.TAPE_LENGTHS[i % 21], engine.POLARITIES[i // 21]
+            programs = [engine.compile_program(codes[p.name]) for p in (left, right)]
+            battle = engine.trace(*programs, tape, polarity)
+            if battle.cycles == engine.MAX_CYCLES:
+                return left.full_name, right.full_name, tape, polarity, battle
+    raise AssertionError("no battle of this hill reaches the cycle limit")
+
+
+def test_a_battle_of_100000_cycles_loads_fast(browser: webdriver.Chrome, served: Server) -> None:
+    left, right, tape, polarity, battle = longest_battle(served)
+    start = time.perf_counter()
+    load(
+        browser,
+        f"{served.url}/battle?left={quote(left)}&right={quote(right)}"
+        f"&tape={tape}&polarity={polarity}",
+    )
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready")
+    )
+    print(f"{battle.cycles} cycles: viewer ready in {time.perf_counter() - start:.2f} s")
+    browser.find_element(By.ID, "end").click()
+    assert browser.find_element(By.ID, "cycle").text == str(battle.cycles)
+    assert browser.find_element(By.ID, "outcome").text == battle.summary()
+    assert [v.text for v in css(browser, "#tape .v")] == [signed(v) for v in battle.tapes[-1]]
     assert console_errors(browser) == []
 
 

@@ -48,6 +48,7 @@ class Source {
     if (this.shown === offset) return;
     this.shown = offset;
     if (offset < 0) {
+      this.mark = null;
       this.where.textContent = "ran past its end";
       const start = Math.max(0, this.bytes.length - 400);
       this.pre.replaceChildren((start > 0 ? "…" : "") + this.text(start, this.bytes.length));
@@ -66,6 +67,12 @@ class Source {
     this.pre.replaceChildren(
       (start > 0 ? "…" : "") + this.text(start, offset), mark,
       this.text(offset + 1, end) + (end < this.bytes.length ? "…" : ""));
+    this.mark = mark;
+    this.center();
+  }
+
+  center() { // long lines wrap: keep the instruction in the middle of the box
+    if (this.mark) this.pre.scrollTop = this.mark.offsetTop - this.pre.clientHeight / 2;
   }
 }
 
@@ -177,6 +184,7 @@ class Viewer {
     on("end", "click", () => this.show(this.cycles));
     on("seek", "input", (event) => this.show(Number(event.target.value)));
     on("values", "change", (event) => { this.mode = event.target.value; this.show(this.cycle); });
+    window.addEventListener("resize", () => this.sources.forEach((source) => source.center()));
     document.addEventListener("keydown", (event) => {
       if (event.target.closest("select, input, button") && event.key !== "Escape") return;
       const keys = {
