@@ -30,6 +30,7 @@ MotdPhrase = "A local IRC server for the BF Joust hill"
 
 [Limits]
 MaxConnectionsIP = 0
+MaxNickLength = 30
 PingTimeout = 120
 PongTimeout = 20
 
