@@ -4,6 +4,10 @@ consistency while the hill changes."""
 from __future__ import annotations
 
 import base64
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 import urllib.parse
@@ -304,3 +308,35 @@ def test_rendering_time(served: Server) -> None:
             print(f"{path}: first {times[0] * 1000:.0f} ms, then {min(times[1:]) * 1000:.0f} ms")
     finally:
         fresh.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_bfjoust_web_serves_another_process_hill_until_sigterm(tmp_path: Path) -> None:
+    programs = reference_programs()
+    hill = build_hill(tmp_path / "var", programs[:2])
+    port = free_port()
+    config = tmp_path / "hill.toml"
+    config.write_text(f'[hill]\ndata_dir = "var"\n\n[web]\nport = {port}\n')
+    command = [sys.executable, "-m", "hill", "web", "--config", str(config)]
+    web = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        assert url in web.stdout.readline()
+        for _ in range(100):
+            try:
+                reply = get(url + "api/standings")
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert reply.json()["size"] == 2
+        hill.challenge("esohill", *programs[2])  # this process is the bot
+        assert get(url + "api/standings").json()["size"] == 3
+    finally:
+        web.send_signal(signal.SIGTERM)
+        assert web.wait(timeout=20) == 0, web.stderr.read()
+        hill.close()

@@ -83,10 +83,12 @@ def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> N
 
 
 def column(driver: webdriver.Chrome, index: int) -> list[str]:
-    return [
-        td.get_attribute("data-value") or td.text
-        for td in css(driver, f"#standings tbody td:nth-child({index + 1})")
-    ]
+    """The standings' column `index` as shown, top to bottom (sort keys where given)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#standings tbody tr'),"
+        " (row) => row.cells[arguments[0]].dataset.value ?? row.cells[arguments[0]].innerText)",
+        index,
+    )
 
 
 def header(driver: webdriver.Chrome, label: str):

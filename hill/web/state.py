@@ -168,7 +168,7 @@ class HillReader:
         self._history: tuple[Any, History] | None = None
         self._snapshots = _Cache(16)
         self._programs = _Cache(128)  # compiled, by program id
-        self._traces = _Cache(8)
+        self._traces = _Cache(4)  # up to 4 MB each
         self._building = asyncio.Lock()
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
