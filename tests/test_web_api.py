@@ -152,6 +152,32 @@ def test_history_and_series(served: Server) -> None:
     assert get(f"{served.url}/api/history/nobody.nothing").status == 404
 
 
+def test_history_says_who_replaced_whom(tmp_path: Path) -> None:
+    hill = build_hill(tmp_path / "var", [("rush", RUSH), ("idle", IDLE)], size=2)
+    hill.challenge("bob", "rush", RUSH + b".")  # the hill is full: the last one leaves
+    hill.challenge("esohill", "rush", RUSH + b"..")  # a new version
+    hill.withdraw("bob", "rush")
+    server = Server(hill)
+    try:
+        changes = get(f"{server.url}/api/history").json()["changes"]
+        assert [(c["kind"], c["program"], c["displaced"]) for c in changes] == [
+            ("withdraw", None, "bob.rush"),
+            ("update", "esohill.rush", "esohill.rush"),
+            ("challenge", "bob.rush", "esohill.idle"),
+            ("join", "esohill.idle", None),
+            ("join", "esohill.rush", None),
+        ]
+        assert [c["commit"] for c in changes] == [c.hexsha for c in hill.history.log()]
+        page = get(f"{server.url}/history").text
+        assert '>bob.rush</a> replaces <a class="displaced" href="/history/esohill.idle">' in page
+        # the program keeps its chart across versions
+        series = get(f"{server.url}/api/history/esohill.rush").json()["points"]
+        assert [p["event"] for p in series] == [c["id"] for c in reversed(changes)]
+    finally:
+        server.stop()
+        hill.close()
+
+
 def test_past_states(served: Server) -> None:
     changes = get(f"{served.url}/api/history").json()["changes"]
     third = changes[-3]

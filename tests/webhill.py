@@ -48,8 +48,10 @@ def reference_programs() -> list[tuple[str, bytes]]:
     return [(default_name(p), warrior_path(p).read_bytes()) for p in fixture["programs"]]
 
 
-def build_hill(data_dir: Path, programs: list[tuple[str, bytes]], owner: str = "esohill") -> Hill:
-    hill = Hill(HillSettings(data_dir=data_dir), jobs=2)
+def build_hill(
+    data_dir: Path, programs: list[tuple[str, bytes]], owner: str = "esohill", size: int = 47
+) -> Hill:
+    hill = Hill(HillSettings(data_dir=data_dir, size=size), jobs=2)
     for name, code in programs:
         hill.challenge(owner, name, code)
     return hill
