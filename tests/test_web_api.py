@@ -190,6 +190,8 @@ def test_past_states(served: Server) -> None:
     ]
     html = get(f"{served.url}/?event={third['id']}")
     assert html.status == 200 and "A past state." in html.text
+    latest = changes[0]["id"]
+    assert "A past state." not in get(f"{served.url}/matrix?event={latest}").text
 
 
 def test_sources_are_plain_text(served: Server) -> None:

@@ -10,6 +10,7 @@ from aiohttp import web
 
 from hill import engine
 from hill.web.charts import line_chart
+from hill.web.state import READER
 
 env = jinja2.Environment(
     loader=jinja2.PackageLoader("hill.web", "templates"),
@@ -58,9 +59,14 @@ env.globals["chart"] = line_chart
 def render(
     request: web.Request, template: str, data: dict[str, Any], status: int = 200
 ) -> web.Response:
-    """The template with the page's dict as `data`, and the ?event= it was asked for."""
+    """The template with the page's dict as `data`, the ?event= it was asked
+    for, and whether the state it shows is no longer the current one."""
+    event = data.get("event")
     html = env.get_template(template).render(
-        data=data, path=request.path, event_query=_event_query(request)
+        data=data,
+        path=request.path,
+        event_query=_event_query(request),
+        past=bool(event) and event["id"] != request.app[READER].latest,
     )
     response = web.Response(text=html, content_type="text/html", status=status)
     response.enable_compression()

@@ -15,8 +15,8 @@ from aiohttp import web
 from hill.config import Settings, WebSettings
 from hill.service import Hill
 from hill.web.render import render
-from hill.web.state import HillReader, NotFound
-from hill.web.views import READER, json_response, routes
+from hill.web.state import READER, HillReader, NotFound
+from hill.web.views import json_response, routes
 
 log = logging.getLogger(__name__)
 

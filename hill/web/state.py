@@ -17,6 +17,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from aiohttp import web
+
 from hill import engine
 from hill.service import NAME, OWNER, Hill
 from hill.standings import Entry, Standings
@@ -170,6 +172,7 @@ class HillReader:
         self._programs = _Cache(128)  # compiled, by program id
         self._traces = _Cache(4)  # up to 4 MB each
         self._building = asyncio.Lock()
+        self.latest: int | None = None  # the current state's event, as last read
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(function, *args)
@@ -180,6 +183,7 @@ class HillReader:
         return await self._history_at(state)
 
     async def _history_at(self, state: tuple[int, str | None] | None) -> History:
+        self.latest = state[0] if state else None
         async with self._building:
             if self._history is None or self._history[0] != state:
                 self._history = (state, await self._run(self._read_history))
@@ -248,3 +252,6 @@ class HillReader:
             programs = [await self._compiled(i) for i in ids]
             cached = self._traces.put(key, await self._run(engine.trace, *programs, tape, polarity))
         return cached
+
+
+READER = web.AppKey("reader", HillReader)

@@ -17,10 +17,9 @@ from aiohttp import web
 from hill import engine
 from hill.web import api
 from hill.web.render import render
-from hill.web.state import HillReader, NotFound, Snapshot, valid_name
+from hill.web.state import READER, HillReader, NotFound, Snapshot, valid_name
 
 routes = web.RouteTableDef()
-READER = web.AppKey("reader", HillReader)
 Loader = Callable[[web.Request], Awaitable[dict[str, Any]]]
 STATIC = Path(__file__).parent / "static"
 STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())

@@ -134,6 +134,7 @@ class Viewer {
       c.value.textContent = this.format(value);
       const signed = value > 127 ? 256 - value : value;
       c.value.style.setProperty("--heat", Math.round((signed / 128) * 70));
+      c.value.classList.toggle("hot", signed > 80);
       c.left.textContent = i === left ? "▼" : "";
       c.right.textContent = i === right ? "▲" : "";
       if (i === 0 || i === this.length - 1) c.cell.classList.toggle("zero", value === 0);
