@@ -91,6 +91,7 @@ class IrcClient:
         self.channels = tuple(dict.fromkeys((*settings.channels, settings.summary_channel)))
         self.channels = tuple(c for c in self.channels if c)
         self._reset_session()
+        self.connections = 0  # attempts so far, for the logs and the tests
         self._stopping = False
         self._tasks: set[asyncio.Task[None]] = set()
         for event, handler in self._handlers().items():
@@ -156,7 +157,8 @@ class IrcClient:
     async def _connect(self) -> None:
         s = self.settings
         self._reset_session()
-        log.info("connecting", server=s.server, port=s.port, tls=s.tls)
+        self.connections += 1
+        log.info("connecting", server=s.server, port=s.port, tls=s.tls, attempt=self.connections)
         await asyncio.wait_for(
             self.connection.connect(
                 s.server,

@@ -64,7 +64,8 @@ INSPIRCD_CONF = """\
 
 # Anope's own example configuration, changed where a test network needs it:
 # no mail, no delay before REGISTER, no nick protection that would rename a
-# test client, and the link to the InspIRCd above.
+# test client, no limit of connections from one address (all are 127.0.0.1),
+# and the link to the InspIRCd above.
 ANOPE_CHANGES = {
     "services.conf": [
         ('"services.example.com"', f'"{SERVICES}"'),
@@ -76,6 +77,7 @@ ANOPE_CHANGES = {
         ("strictpasswords = yes", "strictpasswords = no"),
         ('casemap = "ascii"', 'casemap = "rfc1459"'),  # as InspIRCd's
     ],
+    "operserv.conf": [("defaultsessionlimit = 3", "defaultsessionlimit = 0")],  # 0: none
     "nickserv.conf": [
         ("forceemail = yes", "forceemail = no"),
         ("regdelay = 30s", "regdelay = 0"),
