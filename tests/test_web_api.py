@@ -216,6 +216,7 @@ def test_sources_are_plain_text(served: Server) -> None:
         "/?event=99999",
         "/matrix?event=-1",
         "/battle?tape=99",
+        "/battle?tape=0",
         "/battle?polarity=%3Cb%3E",
         "/battle?left=nobody.x",
         "/history/nobody.x",

@@ -121,7 +121,8 @@ def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, 
     query = request.query
     left = name_param(request, "left") if "left" in query else names[0]
     right = name_param(request, "right") if "right" in query else names[min(1, len(names) - 1)]
-    tape = int_param(request, "tape") or engine.MIN_TAPE
+    tape = int_param(request, "tape")
+    tape = engine.MIN_TAPE if tape is None else tape
     polarity = query.get("polarity", engine.POLARITIES[0])
     if tape not in engine.TAPE_LENGTHS or polarity not in engine.POLARITIES:
         raise NotFound("tape lengths are 10 to 30, polarities sieve and kettle")
