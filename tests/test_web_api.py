@@ -213,6 +213,7 @@ def test_sources_are_plain_text(served: Server) -> None:
         "/program/..%2F..%2Fetc%2Fpasswd",
         "/source/..%2Fhill.sqlite3",
         "/?event=abc",
+        "/?event=%C2%B2",
         "/?event=99999",
         "/matrix?event=-1",
         "/battle?tape=99",

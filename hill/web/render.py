@@ -74,6 +74,6 @@ def render(
 
 
 def _event_query(request: web.Request) -> str:
-    """`?event=N` when the page shows a past state, so its links stay in that state."""
+    """`?event=N` when the page was asked for a state, so its links stay in it."""
     event = request.query.get("event", "")
-    return f"?event={event}" if event.isdigit() else ""
+    return f"?event={event}" if event.isascii() and event.isdigit() else ""

@@ -33,20 +33,18 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
-def page(html_path: str | None, api_path: str, template: str | None = None) -> Any:
+def page(html_path: str, api_path: str, template: str) -> Callable[[Loader], Loader]:
     """Serve a loader's dict as JSON at api_path and through a template at html_path."""
 
     def register(load: Loader) -> Loader:
         async def as_json(request: web.Request) -> web.Response:
             return json_response(await load(request))
 
+        async def as_html(request: web.Request) -> web.Response:
+            return render(request, template, await load(request))
+
         routes.get(api_path)(as_json)
-        if html_path and template:
-
-            async def as_html(request: web.Request) -> web.Response:
-                return render(request, template, await load(request))
-
-            routes.get(html_path)(as_html)
+        routes.get(html_path)(as_html)
         return load
 
     return register
@@ -67,7 +65,7 @@ def int_param(request: web.Request, key: str) -> int | None:
     text = request.query.get(key)
     if text is None or text == "":
         return None
-    if not text.isdigit() or len(text) > 12:
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
         raise NotFound(f"{key} must be a number, not {text[:20]!r}")
     return int(text)
 
