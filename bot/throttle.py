@@ -51,10 +51,13 @@ class RateLimiter:
     def check(self, user: str) -> str | None:
         """Record an event for `user`; returns why it is refused, or None."""
         now = time.monotonic()
-        key = user.lower()
-        mine = self._users[key]
-        self._expire(mine, now)
+        for stamps in self._users.values():
+            self._expire(stamps, now)
         self._expire(self._all, now)
+        # users with nothing in the window are forgotten (the dict stays small)
+        for key in [k for k, stamps in self._users.items() if not stamps]:
+            del self._users[key]
+        mine = self._users[user.lower()]
         if len(mine) >= self.per_user:
             wait = int(mine[0] + self.window - now) + 1
             return f"you have made {len(mine)} submissions recently; try again in {wait} s"

@@ -1,0 +1,111 @@
+"""`bfjoust bot --local-ircd` as a player would run it, and the pieces of
+the bot that are plain functions (line splitting, rate limits)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+
+from botharness import RUSH, run
+from hypothesis import given
+from hypothesis import strategies as st
+from ircclient import IrcTestClient
+
+from bot.ircd import free_port, listening
+from bot.text import split_text, text_budget
+from bot.throttle import RateLimiter, TokenBucket
+
+
+def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[hill]\ndata_dir = "hill"\n\n'
+        f'[irc]\nport = {port}\nnick = "localbot"\nchannels = ["#local"]\n\n'
+        f"[web]\nenabled = false\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hill", "bot", "--config", str(config), "--local-ircd"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = process.stdout.readline()
+        assert first.startswith(f"A local IRC server is running on 127.0.0.1 port {port}")
+        instructions = first + process.stdout.readline() + process.stdout.readline()
+        assert "join #local and try: !bfjoust mywarrior" in instructions
+
+        async def play() -> None:
+            player = await IrcTestClient("player").connect(port)
+            await player.join("#local")
+            await player.expect(lambda m: m.command == "JOIN" and m.nick == "localbot", 20)
+            player.say("#local", f"!bfjoust rush {RUSH}")
+            assert (await player.reply("localbot")).startswith("player.rush: points 0.00")
+
+        run(play())
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(15) == 0
+        stderr = process.stderr.read() if process.stderr else ""
+        assert "stopping" in stderr and "Traceback" not in stderr
+        deadline = time.monotonic() + 5
+        while listening("127.0.0.1", port) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not listening("127.0.0.1", port), "the local IRC server outlived the bot"
+        assert (tmp_path / "hill" / "ircd" / "ngircd.conf").exists()
+        assert (tmp_path / "hill" / "hill.sqlite3").exists()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def _encoded(text: str) -> int:
+    return len(text.encode())
+
+
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600),
+    st.integers(min_value=4, max_value=120),
+)
+def test_split_text_fits_the_budget_and_keeps_the_text(text: str, budget: int) -> None:
+    pieces = split_text(text, budget)
+    assert all(_encoded(piece) <= budget for piece in pieces)
+    clean = text.replace("\r", " ").replace("\n", " ").replace("\0", " ")
+    joined = "".join(pieces)
+    # only the spaces at the cuts are dropped
+    assert joined.replace(" ", "") == clean.replace(" ", "")
+    assert len(clean) - len(joined) <= len(pieces) - 1
+
+
+def test_text_budget_counts_the_prefix_the_server_adds() -> None:
+    source = "hillbot!~bfjoust@host.example.org"
+    budget = text_budget(source, "PRIVMSG", "#bfjoust")
+    line = f":{source} PRIVMSG #bfjoust :" + "x" * budget + "\r\n"
+    assert len(line.encode()) == 512
+
+
+def test_rate_limiter_windows() -> None:
+    limiter = RateLimiter(per_user=2, overall=3, window=0.3)
+    assert limiter.check("ann") is None and limiter.check("Ann") is None
+    assert "2 submissions recently" in (limiter.check("ann") or "")
+    assert limiter.check("ben") is None
+    assert "too many submissions" in (limiter.check("cy") or "")
+    time.sleep(0.35)
+    assert limiter.check("ann") is None and limiter.check("cy") is None
+
+
+def test_token_bucket_rate() -> None:
+    async def take(n: int) -> float:
+        bucket = TokenBucket(rate=20.0, burst=4)
+        started = time.monotonic()
+        for _ in range(n):
+            await bucket.take()
+        return time.monotonic() - started
+
+    assert asyncio.run(take(4)) < 0.05  # the burst
+    assert 0.25 <= asyncio.run(take(10)) < 0.6  # then 20 a second: 6 more take 0.3 s
