@@ -54,13 +54,15 @@ async def wait_until(condition: Any, timeout: float = 15.0, step: float = 0.02) 
 
 
 @contextlib.asynccontextmanager
-async def running_bot(settings: Settings, hill: Hill | None = None) -> AsyncIterator[HillBot]:
+async def running_bot(
+    settings: Settings, hill: Hill | None = None, ready_timeout: float = 15.0
+) -> AsyncIterator[HillBot]:
     """The bot connected and in its channels; stopped and its hill closed after."""
     hill = hill or Hill(settings.hill, jobs=2)
     bot = HillBot(settings, hill)
     task = asyncio.create_task(bot.run())
     try:
-        await wait_until(lambda: bot.client.ready or task.done())
+        await wait_until(lambda: bot.client.ready or task.done(), ready_timeout)
         if task.done():
             task.result()  # its error
         yield bot

@@ -31,7 +31,8 @@ INSPIRCD_CONF = """\
 <bind address="127.0.0.1" port="{port}" type="clients">
 <bind address="127.0.0.1" port="{player_port}" type="clients">
 <bind address="127.0.0.1" port="{link_port}" type="servers">
-<connect name="bot" allow="*" port="{port}" timeout="60" pingfreq="120"
+{tls}
+<connect name="bot" allow="*" port="{port}{tls_port}" timeout="60" pingfreq="120"
          threshold="{threshold}" commandrate="1000" fakelag="no"
          hardsendq="1048576" softsendq="65536" recvq="8192" localmax="1000" globalmax="1000"
          maxchans="50" resolvehostnames="no" useident="no">
@@ -47,6 +48,7 @@ INSPIRCD_CONF = """\
 <security>
 <performance>
 <module name="spanningtree">
+{tls_module}
 <module name="services_account">
 <module name="hidechans">
 <module name="sasl">
@@ -104,6 +106,7 @@ class Inspircd:
     port: int
     player_port: int
     link_port: int
+    tls_port: int
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def stop(self) -> None:
@@ -117,12 +120,26 @@ class Inspircd:
                     process.wait()
 
 
-def start_inspircd(directory: Path, *, services: bool, threshold: int = 8) -> Inspircd:
+TLS_CONF = """\
+<sslprofile name="tls" provider="gnutls" certfile="{cert}" keyfile="{key}" hash="sha256"
+            requestclientcert="no">
+<bind address="127.0.0.1" port="{tls_port}" type="clients" sslprofile="tls">
+"""
+
+
+def start_inspircd(
+    directory: Path, *, services: bool, threshold: int = 8, tls: tuple[Path, Path] | None = None
+) -> Inspircd:
+    """InspIRCd (and Anope with services); with `tls` (certificate and key
+    files) it also listens with TLS on `tls_port`, in the bot's class."""
     if shutil.which(INSPIRCD) is None or (services and shutil.which(ANOPE) is None):
         pytest.skip("InspIRCd and Anope are not installed (apt-get install inspircd anope)")
     directory.mkdir(parents=True, exist_ok=True)
-    server = Inspircd(directory, free_port(), free_port(), free_port())
+    server = Inspircd(directory, free_port(), free_port(), free_port(), free_port())
     values = {
+        "tls_port": f",{server.tls_port}" if tls else "",
+        "tls_module": '<module name="ssl_gnutls">' if tls else "",
+        "tls": TLS_CONF.format(cert=tls[0], key=tls[1], tls_port=server.tls_port) if tls else "",
         "port": server.port,
         "player_port": server.player_port,
         "link_port": server.link_port,

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
+import trustme
 from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
 from ircclient import IrcTestClient
 from ircservers import Inspircd, start_inspircd
@@ -138,3 +139,31 @@ def test_a_flood_of_submissions_is_answered_busy_and_the_bot_stays(
             assert hillbot.client.connections == 1 and hillbot.client.ready
 
     run(scenario(), timeout=90)
+
+
+def test_tls(tmp_path) -> None:
+    """The bot connects with TLS; with verification on, a certificate no
+    authority signed is refused (and the bot keeps trying, never crashes)."""
+    ca = trustme.CA()
+    certificate = ca.issue_cert("127.0.0.1", "localhost")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    certificate.private_key_pem.write_to_path(str(key))
+    certificate.cert_chain_pems[0].write_to_path(str(cert))
+    server = start_inspircd(tmp_path / "ircd", services=False, tls=(cert, key))
+    port = server.tls_port
+
+    async def scenario() -> None:
+        lax = bot_settings(tmp_path / "lax", port, tls=True, tls_verify=False)
+        async with running_bot(lax) as hillbot:
+            player = await IrcTestClient("player").connect(server.player_port)
+            player.say(hillbot.client.nick, f"!bfjoust-test x {RUSH}")
+            assert "test only" in await player.reply(hillbot.client.nick)
+        strict = bot_settings(tmp_path / "strict", port, tls=True, tls_verify=True)
+        with pytest.raises(TimeoutError):
+            async with running_bot(strict, ready_timeout=3):
+                pass
+
+    try:
+        run(scenario())
+    finally:
+        server.stop()
