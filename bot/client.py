@@ -375,7 +375,7 @@ class IrcClient:
         nick = event.source.nick
         if len(event.arguments) >= 1 and "extended-join" in self.enabled:
             self.accounts.set(nick, event.arguments[0])
-        if nick != self.nick:
+        if nick.lower() != self.nick.lower():
             return
         self.source = str(event.source)
         self.joined.add(event.target.lower())
@@ -384,7 +384,7 @@ class IrcClient:
             self._set_ready()
 
     def _on_kick(self, connection: ServerConnection, event: Event) -> None:
-        if event.arguments and event.arguments[0] == self.nick:
+        if event.arguments and event.arguments[0].lower() == self.nick.lower():
             channel = event.target
             self.joined.discard(channel.lower())
             log.warning("kicked", channel=channel, by=event.source.nick, reason=event.arguments[1:])
@@ -407,7 +407,7 @@ class IrcClient:
 
     def _on_message(self, connection: ServerConnection, event: Event) -> None:
         nick = event.source.nick
-        if not nick or nick == self.nick or not event.arguments:
+        if not nick or nick.lower() == self.nick.lower() or not event.arguments:
             return
         if "account-tag" in self.enabled:
             account = tag_value(event.tags, "account")
