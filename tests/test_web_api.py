@@ -4,6 +4,8 @@ consistency while the hill changes."""
 from __future__ import annotations
 
 import base64
+import html
+import re
 import signal
 import socket
 import subprocess
@@ -188,8 +190,8 @@ def test_past_states(served: Server) -> None:
     assert [p["full_name"] for p in past["programs"]] == [
         e.program.full_name for e in expected.entries
     ]
-    html = get(f"{served.url}/?event={third['id']}")
-    assert html.status == 200 and "A past state." in html.text
+    page = get(f"{served.url}/?event={third['id']}")
+    assert page.status == 200 and "A past state." in page.text
     latest = changes[0]["id"]
     assert "A past state." not in get(f"{served.url}/matrix?event={latest}").text
 
@@ -268,6 +270,10 @@ def test_hostile_names_and_code_are_escaped(tmp_path: Path) -> None:
         ):
             text = get(server.url + path).text
             assert "<script>alert" not in text and "onerror" not in text
+        # every link of the pages leads somewhere, odd characters and all
+        for path in ("/", "/matrix", "/history", f"/program/{quote(full)}"):
+            for link in re.findall(r'href="(/[^"]*)"', get(server.url + path).text):
+                assert get(server.url + html.unescape(link)).status == 200, link
         echo = get(f"{server.url}/program/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
         assert echo.status == 404 and "<script>alert" not in echo.text
         assert "&lt;script&gt;" in echo.text
