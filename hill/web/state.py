@@ -15,6 +15,7 @@ import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -70,17 +71,23 @@ class Point:
 
 @dataclass(frozen=True)
 class History:
-    """Every change of the hill, oldest first."""
+    """Every change of the hill, oldest first (built once per hill state, read
+    by every request until the next change)."""
 
     changes: tuple[Change, ...]
 
+    @cached_property
+    def _ids(self) -> list[int]:
+        return [c.id for c in self.changes]
+
     def upto(self, event_id: int) -> tuple[Change, ...]:
-        ids = [c.id for c in self.changes]
-        return self.changes[: bisect.bisect_right(ids, event_id)]
+        return self.changes[: bisect.bisect_right(self._ids, event_id)]
 
     def find(self, event_id: int) -> Change | None:
-        return next((c for c in self.changes if c.id == event_id), None)
+        i = bisect.bisect_left(self._ids, event_id)
+        return self.changes[i] if i < len(self._ids) and self._ids[i] == event_id else None
 
+    @cached_property
     def names(self) -> list[str]:
         """Every program that has been on the hill, by name."""
         return sorted({e["name"] for c in self.changes for e in c.entries})

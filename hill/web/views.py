@@ -99,7 +99,7 @@ async def pair(request: web.Request) -> dict[str, Any]:
 @page("/history", "/api/history", "history.html")
 async def history(request: web.Request) -> dict[str, Any]:
     hist = await reader(request).history()
-    return {**api.history(hist), "names": hist.names()}
+    return {**api.history(hist), "names": hist.names}
 
 
 @page(f"/history/{NAME}", f"/api/history/{NAME}", "series.html")
