@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import ircservers
 import pytest
@@ -26,11 +26,27 @@ LONG = "\n".join(
     + ["(>)*9", "([-]>)*21"]
 ).encode()
 MALFORMED = b"(>)*9\n([-]>)*21\n  [+\n"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @contextlib.asynccontextmanager
-async def http_server() -> AsyncIterator[str]:
-    """Serves /long, /malformed, /redirect (to /long), /missing (404)."""
+async def serve(routes: dict[str, Handler]) -> AsyncIterator[str]:
+    """A real HTTP server on a free loopback port; yields its base URL."""
+    app = web.Application()
+    app.add_routes([web.get(path, handler) for path, handler in routes.items()])
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        await runner.cleanup()
+
+
+def http_server() -> contextlib.AbstractAsyncContextManager[str]:
+    """Serves /long, /malformed, /redirect (to /long), /huge; others are 404."""
 
     async def long(request: web.Request) -> web.Response:
         return web.Response(body=LONG)
@@ -48,24 +64,7 @@ async def http_server() -> AsyncIterator[str]:
             await response.write(b"+" * 4096)
         return response
 
-    app = web.Application()
-    app.add_routes(
-        [
-            web.get("/long", long),
-            web.get("/malformed", malformed),
-            web.get("/redirect", redirect),
-            web.get("/huge", huge),
-        ]
-    )
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
+    return serve({"/long": long, "/malformed": malformed, "/redirect": redirect, "/huge": huge})
 
 
 def test_a_long_program_by_url(ngircd: Ngircd, tmp_path) -> None:

@@ -7,9 +7,10 @@ import asyncio
 from pathlib import Path
 
 import ircservers
+from aiohttp import web
 from botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until, with_web_url
 from ircclient import IrcTestClient
-from test_bot_fetch import http_server
+from test_bot_fetch import serve
 
 import bot.client
 from bot.commands import top_line
@@ -36,13 +37,18 @@ def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
 
     async def scenario() -> None:
         nonlocal server
-        async with http_server() as url, running_bot(settings, hill) as hillbot:
-            served = asyncio.Event()
-            url = await _serve_slow(url, served)
+        served = asyncio.Event()
+
+        async def program(request: web.Request) -> web.Response:
+            asyncio.get_running_loop().call_soon(served.set)  # the joust starts now
+            return web.Response(body=SLOW)
+
+        async with serve({"/margins3": program}) as base, running_bot(settings, hill) as hillbot:
+            url = f"{base}/margins3"
             alice = await IrcTestClient("alice").connect(port)
             await alice.join(CHANNEL)
             alice.say(CHANNEL, f"!bfjoust margins3 {url}")
-            await asyncio.wait_for(served.wait(), 10)  # the joust starts now
+            await asyncio.wait_for(served.wait(), 10)
             server.kill()
             await alice.closed.wait()
             await wait_until(lambda: not hillbot.client.ready)
@@ -59,24 +65,6 @@ def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
         run(scenario(), timeout=90)
     finally:
         server.stop()
-
-
-async def _serve_slow(url: str, served: asyncio.Event) -> str:
-    """A URL of the slow program on a server of its own that says when it
-    has been fetched."""
-    from aiohttp import web
-
-    async def program(request: web.Request) -> web.Response:
-        asyncio.get_running_loop().call_soon(served.set)
-        return web.Response(body=SLOW)
-
-    app = web.Application()
-    app.add_routes([web.get("/margins3", program)])
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    return f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/margins3"
 
 
 def test_a_nick_in_use_kicks_and_bans(ngircd: Ngircd, tmp_path, monkeypatch) -> None:
