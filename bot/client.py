@@ -423,4 +423,7 @@ class IrcClient:
         self.disconnected.set()
 
     def _on_error(self, connection: ServerConnection, event: Event) -> None:
-        log.warning("server error", message=event.target)
+        # ERROR is how a server closes a link: after our QUIT, that is expected
+        (log.info if self._stopping else log.warning)(
+            "server closes the link", message=event.target
+        )
