@@ -120,10 +120,6 @@ class Snapshot:
     ages: dict[int, int]  # program id: challenges survived
 
     @property
-    def event_id(self) -> int | None:
-        return self.event.id if self.event else None
-
-    @property
     def commit(self) -> str | None:
         return self.event.commit if self.event else None
 
