@@ -30,8 +30,8 @@ def served() -> Server:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
-    driver = chromium()
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
     yield driver
     driver.quit()
 

@@ -116,12 +116,13 @@ def shared_server() -> Server:
     return _shared["server"]
 
 
-def chromium() -> webdriver.Chrome:
+def chromium(profile: Path) -> webdriver.Chrome:
+    """Debian's Chromium, headless, with a fresh profile in the folder `profile`."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for option in CHROMIUM_OPTIONS:
         options.add_argument(option)
-    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='chromium-')}")
+    options.add_argument(f"--user-data-dir={profile}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_window_size(1366, 900)
