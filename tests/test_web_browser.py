@@ -177,6 +177,17 @@ def test_the_battle_viewer_plays_the_engines_battle(
     mark = css(browser, "#left-source mark")[0].text
     assert mark == chr(left_code := codes[left.name][battle.left_source[3]]) and left_code
     assert browser.find_element(By.ID, "outcome").text == ""
+    # the overview: the pointers drawn where the engine had them, halfway through
+    x = 480
+    k = round(x * battle.cycles / 959)
+    band = 120 // tape
+    pixel = browser.execute_script(
+        "return Array.from(document.getElementById('overview').getContext('2d')"
+        ".getImageData(arguments[0], arguments[1], 1, 1).data)",
+        x,
+        int(battle.right_pointer[k]) * band,
+    )
+    assert pixel == [234, 88, 12, 255]  # orange, the right program's pointer
     # a window of the source, not the whole (300 KB for space_hotel)
     assert len(codes[right.name]) > 100_000
     assert len(browser.find_element(By.ID, "right-source").text) < 2000
@@ -185,6 +196,11 @@ def test_the_battle_viewer_plays_the_engines_battle(
     assert browser.find_element(By.ID, "outcome").text == battle.summary()
     final = [v.text for v in css(browser, "#tape .v")]
     assert final == [signed(v) for v in battle.tapes[-1]]
+    # a click on the overview goes to that cycle
+    overview = browser.find_element(By.ID, "overview")
+    ActionChains(browser).move_to_element(overview).click().perform()
+    middle = int(browser.find_element(By.ID, "cycle").text)
+    assert abs(middle - battle.cycles / 2) <= battle.cycles / 100 + 1
     # seeking with the slider
     browser.execute_script(
         "const s = document.getElementById('seek'); s.value = 5;"

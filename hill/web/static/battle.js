@@ -92,6 +92,7 @@ class Viewer {
     this.playing = false;
     this.mode = "signed";
     this.buildTape();
+    this.drawOverview();
     $("cycles").textContent = this.cycles;
     $("seek").max = this.cycles;
     this.bind();
@@ -115,6 +116,49 @@ class Viewer {
       tape.append(cell);
       this.cells.push({ cell, left: parts[0], value: parts[1], right: parts[2] });
     }
+  }
+
+  // The whole battle as one picture: column x is cycle x * cycles / width,
+  // row band i is cell i; drawn once, the current cycle marked over it.
+  drawOverview() {
+    const canvas = $("overview");
+    const width = canvas.width;
+    const band = Math.max(2, Math.floor(canvas.height / this.length));
+    canvas.height = band * this.length;
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(width, canvas.height);
+    const paint = (x, y, [r, g, b], alpha) => {
+      for (let dy = 0; dy < band; dy++) {
+        const at = ((y * band + dy) * width + x) * 4;
+        image.data.set([r, g, b, alpha], at);
+      }
+    };
+    for (let x = 0; x < width; x++) {
+      const k = Math.round((x * this.cycles) / (width - 1));
+      for (let i = 0; i < this.length; i++) {
+        const value = this.tapes[k * this.length + i];
+        const size = value > 127 ? 256 - value : value;
+        paint(x, i, [99, 102, 241], Math.round((size / 128) * 255));
+      }
+      const [left, right] = this.pointers.map((p) => p[k]);
+      if (left >= 0 && left < this.length) paint(x, left, [37, 99, 235], 255);
+      if (right >= 0 && right < this.length) paint(x, right, [234, 88, 12], 255);
+    }
+    this.overview = { context, image, width };
+    canvas.addEventListener("click", (event) => {
+      const box = canvas.getBoundingClientRect();
+      const share = (event.clientX - box.left) / box.width;
+      this.pause();
+      this.show(Math.round(share * this.cycles));
+    });
+  }
+
+  markOverview() {
+    const { context, image, width } = this.overview;
+    context.putImageData(image, 0, 0);
+    const x = Math.round((this.cycle / Math.max(1, this.cycles)) * (width - 1));
+    context.fillStyle = "rgba(245, 158, 11, 0.9)";
+    context.fillRect(Math.max(0, x - 1), 0, 3, context.canvas.height);
   }
 
   format(value) {
@@ -144,6 +188,7 @@ class Viewer {
     this.sources.forEach((source, side) => source.show(this.offsets[side][at], k === this.cycles));
     $("cycle").textContent = k;
     $("seek").value = k;
+    this.markOverview();
     const outcome = $("outcome");
     const over = k === this.cycles;
     outcome.textContent = over ? this.trace.summary : "";
