@@ -27,10 +27,11 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
         f'[irc]\nport = {port}\nnick = "localbot"\nchannels = ["#local"]\n\n'
         f"[web]\nenabled = false\n"
     )
+    log = tmp_path / "bot.log"  # a file, not a pipe nobody reads while the bot runs
     process = subprocess.Popen(
         [sys.executable, "-m", "hill", "bot", "--config", str(config), "--local-ircd"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=log.open("w"),
         text=True,
     )
     try:
@@ -43,14 +44,24 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
         async def play() -> None:
             player = await IrcTestClient("player").connect(port)
             await player.join("#local")
-            await player.expect(lambda m: m.command == "JOIN" and m.nick == "localbot", 20)
+            # the bot is in the channel: it joins after us, or was there (NAMES)
+            await player.expect(
+                lambda m: (
+                    (m.command == "JOIN" and m.nick == "localbot")
+                    or (m.command == "353" and "localbot" in m.text.split())
+                ),
+                20,
+            )
             player.say("#local", f"!bfjoust rush {RUSH}")
             assert (await player.reply("localbot")).startswith("player.rush: points 0.00")
 
-        run(play())
+        try:
+            run(play())
+        finally:
+            print(log.read_text())
         process.send_signal(signal.SIGTERM)
         assert process.wait(15) == 0
-        stderr = process.stderr.read() if process.stderr else ""
+        stderr = log.read_text()
         assert "stopping" in stderr and "Traceback" not in stderr
         deadline = time.monotonic() + 5
         while listening("127.0.0.1", port) and time.monotonic() < deadline:
