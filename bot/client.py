@@ -88,8 +88,9 @@ class IrcClient:
         self.outbox: deque[tuple[str, str, str]] = deque()  # (command, target, text)
         self.wakeup = asyncio.Event()  # the outbox or the readiness changed
         self.ready = False  # registered and joined: replies may go out
-        self.channels = tuple(dict.fromkeys((*settings.channels, settings.summary_channel)))
-        self.channels = tuple(c for c in self.channels if c)
+        # the summary channel is joined too: a channel may refuse outsiders' messages
+        wanted = (*settings.channels, settings.summary_channel)
+        self.channels = tuple(dict.fromkeys(c for c in wanted if c))
         self._reset_session()
         self.connections = 0  # attempts so far, for the logs and the tests
         self._stopping = False
@@ -401,6 +402,8 @@ class IrcClient:
 
     def _on_nick(self, connection: ServerConnection, event: Event) -> None:
         self.accounts.renamed(event.source.nick, event.target)
+        if event.target.lower() == self.nick.lower():
+            self.source = None  # our prefix changed: budget for the longest until seen
 
     def _on_quit(self, connection: ServerConnection, event: Event) -> None:
         self.accounts.forget(event.source.nick)
