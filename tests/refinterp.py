@@ -243,9 +243,8 @@ def _battle(
             elif op in "<>":
                 pointer[side] += forward[side] * (1 if op == ">" else -1)
                 fell[side] = not 0 <= pointer[side] < length
-            elif op == "[" and start[pointer[side]] == 0:
-                ip[side] = program.jump[k] + 1
-            elif op == "]" and start[pointer[side]] != 0:
+            elif op in "[]" and (start[pointer[side]] == 0) == (op == "["):
+                # `[` jumps on a zero cell, `]` on a non-zero one
                 ip[side] = program.jump[k] + 1
         if states is not None:
             states.append((pointer[0], pointer[1], bytes(tape)))
