@@ -71,7 +71,7 @@ class Commands:
             Command("-remove", "OWNER.NAME", self.remove, admin=True),
             Command("-rescore", "", self.rescore, admin=True),
         ]
-        self.table = {self.irc.command + c.suffix: c for c in table}
+        self.table = {(self.irc.command + c.suffix).lower(): c for c in table}
 
     # --- dispatch ----------------------------------------------------------
 
@@ -195,7 +195,7 @@ def find(standings: Standings, name: str, sender: Sender) -> int:
         mine = [i for i in matches if entries[i].program.owner.lower() == identity]
         matches = mine or matches
     if not matches:
-        raise HillError(f"there is no {name} on the hill")
+        raise HillError(f"there is no {name[:60]} on the hill")
     if len(matches) > 1:
         names = ", ".join(entries[i].program.full_name for i in matches)
         raise HillError(f"which one? {names}")
