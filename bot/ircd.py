@@ -109,6 +109,7 @@ def start_ngircd(
     with open(directory / "ngircd.log", "ab") as log:
         process = subprocess.Popen(
             [NGIRCD, "--nodaemon", "--config", str(config.resolve())],
+            cwd=directory,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

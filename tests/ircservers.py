@@ -155,6 +155,7 @@ def start_inspircd(
         server.processes.append(
             subprocess.Popen(
                 [INSPIRCD, f"--config={config}", "--nofork", "--runasroot"],
+                cwd=directory,  # where a core file would land
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -192,6 +193,7 @@ def _start_anope(server: Inspircd, values: dict[str, object]) -> None:
                     "--modulesdir=/usr/lib/anope",
                     "--nofork",
                 ],
+                cwd=conf,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
