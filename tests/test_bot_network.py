@@ -55,11 +55,20 @@ def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
             server = start_ngircd(tmp_path / "ircd", port, [CHANNEL])
             alice = await IrcTestClient("alice").connect(port)  # before the bot is back
             await alice.join(CHANNEL)
+            bob = await IrcTestClient("bob").connect(port)  # the server delays newcomers
             text = await alice.reply(hillbot.client.nick, timeout=30)
             assert text.startswith("alice.margins3: points ")
             assert "rank " in text and "/47" in text and "pushed off seed." in text
             standings = await asyncio.to_thread(hill.standings)
             assert standings.find("alice.margins3") is not None
+            # during a joust the bot keeps answering: the event loop is free
+            served.clear()
+            alice.say(CHANNEL, f"!bfjoust-test again {url}")
+            await asyncio.wait_for(served.wait(), 10)
+            bob.say(hillbot.client.nick, "!bfjoust-report")
+            assert (await bob.reply(hillbot.client.nick)).startswith("Top of the hill")
+            assert not any("alice.again" in m.text for m in alice.lines)  # still jousting
+            assert "alice.again: points" in await alice.reply(hillbot.client.nick)
 
     try:
         run(scenario(), timeout=90)
