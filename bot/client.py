@@ -42,6 +42,7 @@ REJOIN_DELAY = 2.0  # after a kick
 BANNED_RETRY = 60.0  # after a refused join (ban, invite-only, full, key)
 JOIN_WAIT = 5.0  # longest wait for joins before replies go out anyway
 WANTED_CAPS = (*ACCOUNT_CAPS, "extended-join")
+WHOX_TOKEN = "152"  # marks the bot's own WHO queries
 JOIN_REFUSALS = ("bannedfromchan", "inviteonlychan", "channelisfull", "badchannelkey")
 
 
@@ -109,6 +110,7 @@ class IrcClient:
         self.last_seen = time.monotonic()
         self.connected_at = time.monotonic()
         self.nick_tries = 0
+        self.whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
         self.disconnected = asyncio.Event()
         self.accounts.clear()
 
@@ -287,6 +289,8 @@ class IrcClient:
             "erroneusnickname": self._on_nick_refused,
             "unavailresource": self._on_nick_refused,
             "join": self._on_join,
+            "featurelist": self._on_isupport,
+            "whospcrpl": self._on_whox,
             "kick": self._on_kick,
             **{refusal: self._on_join_refused for refusal in JOIN_REFUSALS},
             "account": self._on_account,
@@ -381,8 +385,20 @@ class IrcClient:
         self.source = str(event.source)
         self.joined.add(event.target.lower())
         log.info("joined", channel=event.target)
+        if self.has_accounts and "account-tag" not in self.enabled and self.whox:
+            # who was already there, logged in as whom (later changes: account-notify)
+            self._raw(f"WHO {event.target} %tna,{WHOX_TOKEN}")
         if all(c.lower() in self.joined for c in self.channels):
             self._set_ready()
+
+    def _on_isupport(self, connection: ServerConnection, event: Event) -> None:
+        # `irc`'s FeatureSet drops tokens without a value, such as WHOX
+        self.whox = self.whox or "WHOX" in event.arguments[:-1]
+
+    def _on_whox(self, connection: ServerConnection, event: Event) -> None:
+        # 354 me TOKEN nick account ("0": not logged in)
+        if len(event.arguments) == 3 and event.arguments[0] == WHOX_TOKEN:
+            self.accounts.set(event.arguments[1], event.arguments[2])
 
     def _on_kick(self, connection: ServerConnection, event: Event) -> None:
         if event.arguments and event.arguments[0].lower() == self.nick.lower():

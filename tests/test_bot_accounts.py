@@ -12,6 +12,8 @@ from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
 from ircclient import IrcTestClient
 from ircservers import Inspircd, start_inspircd
 
+import bot.client
+
 PASSWORD = "correct-horse"
 CAPS = ("account-tag", "account-notify", "extended-join")
 
@@ -167,3 +169,39 @@ def test_tls(tmp_path) -> None:
         run(scenario())
     finally:
         server.stop()
+
+
+def test_accounts_known_without_message_tags(network: Inspircd, tmp_path, monkeypatch) -> None:
+    """Where messages carry no account tag, the bot keeps track itself: WHOX
+    for those in the channel before it, extended-join for those who join,
+    account-notify for those who log in later."""
+    monkeypatch.setattr(bot.client, "WANTED_CAPS", ("account-notify", "extended-join"))
+    settings = bot_settings(tmp_path, network.port)
+    port = network.player_port
+
+    async def scenario() -> None:
+        alice = await IrcTestClient("alice").connect(port, sasl=("alice", PASSWORD))
+        await alice.join(CHANNEL)  # before the bot
+        async with running_bot(settings) as hillbot:
+            nick = hillbot.client.nick
+            assert hillbot.client.has_accounts and "account-tag" not in hillbot.client.enabled
+            alice.say(CHANNEL, f"!bfjoust rush {RUSH}")
+            assert (await alice.reply(nick)).startswith("alice.rush: points")
+            carol = await IrcTestClient("carol").connect(port)
+            await carol.join(CHANNEL)
+            carol.say(CHANNEL, f"!bfjoust rush {TRAIL}")
+            assert (await carol.reply(nick)).startswith("log in to your services account")
+            bob = await IrcTestClient("bob").connect(port)
+            await bob.join(CHANNEL)
+            bob.say("NickServ", f"IDENTIFY {PASSWORD}")
+            await bob.expect(lambda m: m.nick == "NickServ" and "recognized" in m.text)
+            bob.say(nick, f"!bfjoust trail {TRAIL}")
+            assert (await bob.reply(nick)).startswith("bob.trail: points")
+            dave = await IrcTestClient("dave").connect(port, sasl=("bob", PASSWORD))
+            await dave.join(CHANNEL)  # logged in as he joins: extended-join says so
+            dave.say(nick, f"!bfjoust rush {RUSH}")
+            assert (await dave.reply(nick)).startswith("bob.rush: points")
+            names = {e.program.full_name for e in hillbot.commands.hill.standings().entries}
+            assert names == {"alice.rush", "bob.trail", "bob.rush"}
+
+    run(scenario())
