@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import signal
-import sys
 
 import structlog
 
@@ -15,6 +13,7 @@ from bot.client import Incoming, IrcClient
 from bot.commands import Commands
 from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
 from hill.config import Settings
+from hill.logs import configure_logging
 from hill.queue import JobQueue
 from hill.service import Hill, Report
 
@@ -43,32 +42,6 @@ class HillBot:
     async def stop(self) -> None:
         await self.client.stop()
         await self.queue.close()
-
-
-def configure_logging(level: int = logging.INFO) -> None:
-    """Structured log lines with timestamps on stderr, for ours and the
-    libraries' (standard logging) records alike."""
-    shared = [
-        structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
-    ]
-    structlog.configure(
-        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=True,
-    )
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
-            processor=structlog.dev.ConsoleRenderer(colors=False),
-            foreign_pre_chain=shared,
-        )
-    )
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level)
 
 
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:

@@ -70,6 +70,10 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+class IrcdError(RuntimeError):
+    """The local IRC server cannot be started; the message says why."""
+
+
 @dataclass
 class Ngircd:
     """A running ngircd; `stop()` ends it, `kill()` ends it at once."""
@@ -99,7 +103,7 @@ def start_ngircd(
     """Start ngircd on host:port (loopback), configured in `directory`, and
     wait until it accepts connections."""
     if shutil.which(NGIRCD) is None:
-        raise RuntimeError(f"{NGIRCD} is missing: apt-get install ngircd")
+        raise IrcdError(f"{NGIRCD} is missing: apt-get install ngircd (or run `make run`)")
     if not ipaddress.ip_address(host).is_loopback:
         raise ValueError(f"the local IRC server binds to loopback only, not {host}")
     directory.mkdir(parents=True, exist_ok=True)
@@ -120,6 +124,6 @@ def start_ngircd(
         if process.poll() is not None or time.monotonic() > deadline:
             server.kill()
             log_text = (directory / "ngircd.log").read_text(errors="replace")[-2000:]
-            raise RuntimeError(f"ngircd did not start on {host}:{port}:\n{log_text}")
+            raise IrcdError(f"ngircd did not start on {host}:{port}:\n{log_text}")
         time.sleep(0.05)
     return server

@@ -136,14 +136,23 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def command_bot(args: argparse.Namespace) -> None:
     from bot.app import run_bot  # the IRC stack is only loaded when needed
+    from bot.ircd import IrcdError
 
-    run_bot(_settings(args), local_ircd=args.local_ircd)
+    try:
+        run_bot(_settings(args), local_ircd=args.local_ircd)
+    except IrcdError as error:
+        raise CommandError(f"bfjoust bot: {error}") from None
+    except OSError as error:  # e.g. the web report's port is taken
+        raise CommandError(f"bfjoust bot: {error}") from None
 
 
 def command_web(args: argparse.Namespace) -> None:
     from hill.web.server import run_web
 
-    run_web(_settings(args))
+    try:
+        run_web(_settings(args))
+    except OSError as error:
+        raise CommandError(f"bfjoust web: {error}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +93,23 @@ def test_trace_rejects_a_bad_tape_length(tmp_path: Path) -> None:
 
 def test_reference_folder_is_present() -> None:
     assert (REFERENCE / "results.txt").is_file()
+
+
+def test_servers_say_why_they_cannot_start(tmp_path: Path) -> None:
+    """A taken port is a one-line message and exit status 1, not a traceback."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = write(
+            tmp_path,
+            "config.toml",
+            f'[hill]\ndata_dir = "var"\n[web]\nport = {port}\n[irc]\nport = {port}\n',
+        )
+        web = bfjoust("web", "--config", config)
+        assert web.returncode == 1
+        assert web.stderr.startswith("bfjoust web: ") and "Traceback" not in web.stderr
+        bot = bfjoust("bot", "--config", config)
+        assert bot.returncode == 1
+        assert bot.stderr.splitlines()[-1].startswith("bfjoust bot: ")
+        assert "Traceback" not in bot.stderr

@@ -13,6 +13,7 @@ import logging
 from aiohttp import web
 
 from hill.config import Settings, WebSettings
+from hill.logs import configure_logging
 from hill.service import Hill
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound
@@ -82,7 +83,7 @@ async def start_web(hill: Hill, settings: WebSettings) -> web.AppRunner:
 
 def run_web(settings: Settings) -> None:
     """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    configure_logging()
     hill = Hill(settings.hill)
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
