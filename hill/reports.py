@@ -68,8 +68,13 @@ def breakdown(standings: Standings, full_name: str) -> str:
 def json_report(standings: Standings, commit: str | None) -> dict[str, Any]:
     """The hill as data.  `results[a][k]` is the joust of the program ranked
     a+1 against the one ranked a+k+2 (the upper triangle, as the established
-    report.js), 42 outcomes from the first one's side."""
+    report.js), 42 outcomes from the first one's side.
+
+    The established hill's own fields are there too (`progs`, `prevrank`
+    0-based, `scores` per method with its `max`, `scoringMethod`), so that
+    tools written for its report.json read this one unchanged."""
     n = standings.size
+    entries = standings.entries
     return {
         "ranking_method": standings.method,
         "commit": commit,
@@ -86,9 +91,19 @@ def json_report(standings: Standings, commit: str | None) -> dict[str, Any]:
                 "scores": dict(e.scores),
                 "submitted": e.program.submitted_at.isoformat() + "Z",
             }
-            for e in standings.entries
+            for e in entries
         ],
         "results": [
             [standings.outcomes[a, b].tolist() for b in range(a + 1, n)] for a in range(n - 1)
         ],
+        "progs": [e.program.full_name for e in entries],
+        "prevrank": [None if e.previous_rank is None else e.previous_rank - 1 for e in entries],
+        "scores": {
+            method: {
+                "max": scoring.maximum(method, n),
+                "score": [e.scores[method] for e in entries],
+            }
+            for method in scoring.METHODS
+        },
+        "scoringMethod": standings.method,
     }

@@ -109,6 +109,12 @@ def score_all(r: np.ndarray) -> Scores:
     }
 
 
+def maximum(method: str, n: int) -> float:
+    """The highest score a method can give on a hill of n programs (the
+    established report's `max`)."""
+    return {"points": 2.0 * (n - 1), "markov": 1000.0}.get(method, 100.0)
+
+
 def rank_order(scores: Mapping[str, np.ndarray], method: str, ages: Sequence[Any]) -> list[int]:
     """Indices best first: the method's score, then points, then the older
     program (smaller age) first.  Scores equal up to rounding noise tie."""

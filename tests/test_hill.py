@@ -51,6 +51,17 @@ def test_the_2013_hill_scores_like_the_established_one(tmp_path: Path) -> None:
     log = commits(hill)
     assert len(log) == 47
     assert log[0].startswith("Adding esohill.")
+    # the established report's own fields, for tools written for it
+    assert report["progs"] == [p["full_name"] for p in report["programs"]]
+    assert report["scoringMethod"] == "markov"
+    assert report["scores"]["points"]["max"] == 92
+    assert report["scores"]["markov"]["score"] == [
+        p["scores"]["markov"] for p in report["programs"]
+    ]
+    last = report["programs"][-1]
+    assert report["prevrank"][-1] == (
+        None if last["previous_rank"] is None else last["previous_rank"] - 1
+    )
 
 
 def test_replacement_rules(tmp_path: Path) -> None:
