@@ -67,7 +67,7 @@ async def _serve(settings: Settings) -> None:
         from hill.web.server import start_web  # written alongside; loaded only when used
 
         runner = await start_web(hill, settings.web)
-        log.info("web report", url=settings.web.url)
+        print(f"The web report is at {settings.web.url}", flush=True)
     running = asyncio.create_task(bot.run())
     try:
         await stop.wait()
