@@ -64,7 +64,7 @@ async def _serve(settings: Settings) -> None:
         loop.add_signal_handler(signum, stop.set)
     runner = None
     if settings.web.enabled:
-        from hill.web.server import start_web  # written alongside; loaded only when used
+        from hill.web.server import start_web  # loaded only when used
 
         runner = await start_web(hill, settings.web)
         print(f"The web report is at {settings.web.url}", flush=True)

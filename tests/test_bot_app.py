@@ -4,10 +4,12 @@ the bot that are plain functions (line splitting, rate limits)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 from botharness import RUSH, run
 from hypothesis import given
@@ -20,12 +22,12 @@ from bot.throttle import RateLimiter, TokenBucket
 
 
 def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
-    port = free_port()
+    port, web_port = free_port(), free_port()
     config = tmp_path / "config.toml"
     config.write_text(
         f'[hill]\ndata_dir = "hill"\n\n'
         f'[irc]\nport = {port}\nnick = "localbot"\nchannels = ["#local"]\n\n'
-        f"[web]\nenabled = false\n"
+        f"[web]\nport = {web_port}\n"
     )
     log = tmp_path / "bot.log"  # a file, not a pipe nobody reads while the bot runs
     process = subprocess.Popen(
@@ -40,6 +42,9 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
         assert first.startswith(f"A local IRC server is running on 127.0.0.1 port {port}")
         instructions = first + process.stdout.readline() + process.stdout.readline()
         assert "join #local and try: !bfjoust mywarrior" in instructions
+        while not (line := process.stdout.readline()).startswith("The web report is at"):
+            assert line, "the bot ended before serving the web report"
+        assert line.strip() == f"The web report is at http://127.0.0.1:{web_port}/"
 
         async def play() -> None:
             player = await IrcTestClient("player").connect(port)
@@ -54,6 +59,10 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
             )
             player.say("#local", f"!bfjoust rush {RUSH}")
             assert (await player.reply("localbot")).startswith("player.rush: points 0.00")
+            # the web report beside the bot, on the same event loop, shows it
+            with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/api/standings") as page:
+                standings = json.load(page)
+            assert standings["progs"] == ["player.rush"]
 
         try:
             run(play())
