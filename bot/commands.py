@@ -116,20 +116,29 @@ class Commands:
             raise Usage("a name and the program, or a URL of it")
         sender = message.sender
         owner = sender.tester(name) if test_only else sender.owner(name)
-        refusal = self.limiter.check(sender.identity or sender.nick)
+        user = sender.identity or sender.nick
+        refusal = self.limiter.check(user)
         if refusal:
             raise HillError(refusal)
+        source = await self._source(code)
+        job = functools.partial(self.hill.challenge, owner, name, source, test_only=test_only)
+        try:
+            report = await self.queue.submit(job)
+        except HillError:
+            self.limiter.refund(user)  # refused before any joust: it does not count
+            raise
+        self._deliver(message, report)
+
+    async def _source(self, code: str) -> bytes:
+        """The program: the text itself, or what its URL serves."""
         if is_url(code):
-            source = await fetch_program(
+            return await fetch_program(
                 code,
                 max_bytes=self.irc.fetch_max_bytes,
                 timeout=self.irc.fetch_timeout_seconds,
                 allow_private=self.irc.fetch_allow_private,
             )
-        else:
-            source = code.encode()
-        job = functools.partial(self.hill.challenge, owner, name, source, test_only=test_only)
-        self._deliver(message, await self.queue.submit(job))
+        return code.encode()
 
     async def withdraw(self, message: Incoming, args: str) -> None:
         if not args or " " in args:

@@ -67,3 +67,11 @@ class RateLimiter:
         mine.append(now)
         self._all.append(now)
         return None
+
+    def refund(self, user: str) -> None:
+        """Forget `user`'s latest event: the hill refused it without a joust
+        (a typo in a program should not cost a submission)."""
+        mine = self._users.get(user.lower())
+        if mine:
+            stamp = mine.pop()
+            self._all.remove(stamp)

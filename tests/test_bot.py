@@ -188,6 +188,25 @@ def test_submissions_are_rate_limited_per_user_and_in_all(ngircd: Ngircd, tmp_pa
     run(scenario())
 
 
+def test_refused_programs_do_not_count_against_the_rate_limit(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=2)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            dan = await player("dan", ngircd.port)
+            for _ in range(3):  # typos: answered, but no joust and no submission spent
+                dan.say(nick, "!bfjoust-test typo (>)*9[-")
+                assert "unmatched '['" in await dan.reply(nick)
+            for name in ("a", "b"):
+                dan.say(nick, f"!bfjoust-test {name} {RUSH}")
+                assert "test only" in await dan.reply(nick)
+            dan.say(nick, f"!bfjoust-test c {RUSH}")
+            assert (await dan.reply(nick)).startswith("you have made 2 submissions recently")
+
+    run(scenario())
+
+
 USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
 
 

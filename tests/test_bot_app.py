@@ -117,6 +117,10 @@ def test_rate_limiter_windows() -> None:
     assert "too many submissions" in (limiter.check("cy") or "")
     time.sleep(0.35)
     assert limiter.check("ann") is None and limiter.check("cy") is None
+    limiter.refund("ANN")  # ann's latest is taken back, from her count and the total
+    limiter.refund("nobody")  # nothing to take back: no effect
+    assert limiter.check("ann") is None and limiter.check("dee") is None
+    assert "2 submissions recently" in (limiter.check("ann") or "")
 
 
 def test_token_bucket_rate() -> None:
