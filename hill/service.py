@@ -122,11 +122,12 @@ class Hill:
     def events(self, full_name: str | None = None) -> list[Event]:
         with self.db.session() as session:
             query = select(Event).order_by(Event.id)
-            events = list(session.scalars(query))
-            if full_name is None:
-                return events
-            ids = {p.id for p in session.scalars(select(Program)) if p.full_name == full_name}
-            return [e for e in events if e.program_id in ids or e.displaced_id in ids]
+            if full_name is not None:
+                # owners have no '.', so the first one ends the owner
+                owner, _, name = full_name.partition(".")
+                ids = select(Program.id).where(Program.owner == owner, Program.name == name)
+                query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
+            return list(session.scalars(query))
 
     def latest_state(self) -> tuple[int, str | None] | None:
         """The id and git commit of the event that made the current hill
