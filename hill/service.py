@@ -15,10 +15,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, load_only
 
 from hill import engine
 from hill.config import HillSettings
@@ -133,13 +134,8 @@ class Hill:
         """The id and git commit of the event that made the current hill
         state (None: no state yet); cheap, for readers that cache by it."""
         with self.db.session() as session:
-            row = session.execute(
-                select(Event.id, Event.commit)
-                .where(Event.kind != "test")
-                .order_by(Event.id.desc())
-                .limit(1)
-            ).first()
-            return None if row is None else (row.id, row.commit)
+            event = _latest_change(session, Event.id, Event.commit)
+            return None if event is None else (event.id, event.commit)
 
     def changes(self) -> list[Event]:
         """The hill's changes (every event but tests), oldest first."""
@@ -161,9 +157,7 @@ class Hill:
             return code
 
     def _current(self, session: Session) -> Standings:
-        event = session.scalars(
-            select(Event).where(Event.kind != "test").order_by(Event.id.desc()).limit(1)
-        ).first()
+        event = _latest_change(session)
         if event is None:
             return Standings(self.settings.ranking, (), np.zeros((0, 0, engine.BATTLES), np.int8))
         return self._standings_of(session, event)
@@ -464,6 +458,15 @@ class Hill:
         return self.history.commit(
             files, f"{message}\n\n{event.summary}", event.actor, event.time, event.id
         )
+
+
+def _latest_change(session: Session, *only: Any) -> Event | None:
+    """The event that made the current hill state (tests change nothing);
+    `only` the given columns when they are all the caller reads."""
+    query = select(Event).where(Event.kind != "test").order_by(Event.id.desc()).limit(1)
+    if only:
+        query = query.options(load_only(*only))
+    return session.scalars(query).first()
 
 
 def _contestant(row: Program) -> Contestant:
