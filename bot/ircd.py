@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import shutil
-import signal
 import socket
 import subprocess
 import time
@@ -70,6 +69,17 @@ def free_port(host: str = "127.0.0.1") -> int:
         return sock.getsockname()[1]
 
 
+def stop_process(process: subprocess.Popen[bytes], grace: float = 5) -> None:
+    """SIGTERM, and SIGKILL if it has not ended after `grace` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class IrcdError(RuntimeError):
     """The local IRC server cannot be started; the message says why."""
 
@@ -84,12 +94,7 @@ class Ngircd:
     directory: Path
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_process(self.process)
 
     def kill(self) -> None:
         if self.process.poll() is None:

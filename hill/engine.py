@@ -24,12 +24,23 @@ from hill import _engine
 MIN_TAPE = 10
 MAX_TAPE = 30
 TAPE_LENGTHS = range(MIN_TAPE, MAX_TAPE + 1)
-POLARITIES = ("sieve", "kettle")
+Polarity = Literal["sieve", "kettle"]
+POLARITIES: tuple[Polarity, ...] = ("sieve", "kettle")
 BATTLES = len(TAPE_LENGTHS) * len(POLARITIES)
 MAX_CYCLES: int = _engine.MAX_CYCLES
 MAX_NEST: int = _engine.MAX_NEST
 
-Polarity = Literal["sieve", "kettle"]
+
+def battle_index(tape_length: int, polarity: str) -> int:
+    """Where a battle stands among a joust's 42: sieve 10..30, then kettle 10..30."""
+    return POLARITIES.index(polarity) * len(TAPE_LENGTHS) + TAPE_LENGTHS.index(tape_length)
+
+
+def battle_config(index: int) -> tuple[int, Polarity]:
+    """The tape length and polarity of battle `index` (the inverse of battle_index)."""
+    polarity, tape = divmod(index, len(TAPE_LENGTHS))
+    return TAPE_LENGTHS[tape], POLARITIES[polarity]
+
 
 _ERRORS = {
     1: "unmatched '(': no ')' closes it",

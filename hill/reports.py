@@ -46,9 +46,7 @@ def text_report(standings: Standings) -> str:
 def breakdown(standings: Standings, full_name: str) -> str:
     """One program against each opponent (in name order): the two 21-battle
     rows and the sum, then who wins."""
-    index = next(
-        (i for i, e in enumerate(standings.entries) if e.program.full_name == full_name), None
-    )
+    index = standings.index(full_name)
     if index is None:
         raise KeyError(full_name)
     opponents = sorted(

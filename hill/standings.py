@@ -55,8 +55,15 @@ class Standings:
     def size(self) -> int:
         return len(self.entries)
 
+    def index(self, full_name: str) -> int | None:
+        """The rank-order index of the program `owner.name` (None: not here)."""
+        return next(
+            (i for i, e in enumerate(self.entries) if e.program.full_name == full_name), None
+        )
+
     def find(self, full_name: str) -> Entry | None:
-        return next((e for e in self.entries if e.program.full_name == full_name), None)
+        index = self.index(full_name)
+        return None if index is None else self.entries[index]
 
     def index_of(self, program_id: int) -> int | None:
         return next((i for i, e in enumerate(self.entries) if e.program.id == program_id), None)

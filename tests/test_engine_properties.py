@@ -155,5 +155,5 @@ def test_long_ties_are_exact_at_the_full_cycle_limit() -> None:
             expected = refinterp.run_battle(
                 refinterp.parse(left), refinterp.parse(right), length, polarity == "kettle"
             )
-            index = engine.POLARITIES.index(polarity) * 21 + length - engine.MIN_TAPE
+            index = engine.battle_index(length, polarity)
             assert result.outcomes[index] == expected, (left, right, length, polarity)

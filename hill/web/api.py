@@ -61,7 +61,8 @@ def matrix(snap: Snapshot) -> dict[str, Any]:
 
 def _battle(i: int) -> dict[str, Any]:
     """Battle i of a joust's 42 (sieve 10..30, then kettle 10..30)."""
-    return {"tape": TAPES[i % len(TAPES)], "polarity": engine.POLARITIES[i // len(TAPES)]}
+    tape, polarity = engine.battle_config(i)
+    return {"tape": tape, "polarity": polarity}
 
 
 def _battles(outcomes: np.ndarray) -> list[dict[str, Any]]:
@@ -123,7 +124,7 @@ def pair(snap: Snapshot, left: str, right: str) -> dict[str, Any]:
 def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> dict[str, Any]:
     """The battle viewer's page: who, on which tape, and the outcome the hill scored."""
     a, b = snap.index(left), snap.index(right)
-    i = engine.POLARITIES.index(polarity) * len(TAPES) + TAPES.index(tape)
+    i = engine.battle_index(tape, polarity)
     return {
         "event": event(snap.event),
         "programs": [e.program.full_name for e in snap.standings.entries],

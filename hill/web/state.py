@@ -125,10 +125,9 @@ class Snapshot:
 
     def index(self, full_name: str) -> int:
         """The rank-order index of a program in this state; NotFound if absent."""
-        if valid_name(full_name):
-            for i, entry in enumerate(self.standings.entries):
-                if entry.program.full_name == full_name:
-                    return i
+        index = self.standings.index(full_name) if valid_name(full_name) else None
+        if index is not None:
+            return index
         raise NotFound(f"no program {full_name} on the hill in this state")
 
     def entry(self, full_name: str) -> Entry:
