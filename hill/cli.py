@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hill import engine
-from hill.config import ConfigError, Settings, load_settings
 from hill.engine import JoustResult, ParseError, Program
-from hill.hill_commands import HillCommandError, add_hill_commands
+from hill.hill_commands import HillCommandError, add_hill_commands, settings_of
 
 
 class CommandError(Exception):
@@ -127,19 +126,12 @@ def command_trace(args: argparse.Namespace) -> None:
     print(trace.summary())
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    try:
-        return load_settings(Path(args.config) if args.config else None)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
-
-
 def command_bot(args: argparse.Namespace) -> None:
     from bot.app import run_bot  # the IRC stack is only loaded when needed
     from bot.ircd import IrcdError
 
     try:
-        run_bot(_settings(args), local_ircd=args.local_ircd)
+        run_bot(settings_of(args), local_ircd=args.local_ircd)
     except IrcdError as error:
         raise CommandError(f"bfjoust bot: {error}") from None
     except OSError as error:  # e.g. the web report's port is taken
@@ -150,7 +142,7 @@ def command_web(args: argparse.Namespace) -> None:
     from hill.web.server import run_web
 
     try:
-        run_web(_settings(args))
+        run_web(settings_of(args))
     except OSError as error:
         raise CommandError(f"bfjoust web: {error}") from None
 

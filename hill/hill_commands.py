@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hill.config import ConfigError, HillSettings, load_settings
+from hill.config import ConfigError, HillSettings, Settings, load_settings
 from hill.reports import breakdown, json_report, text_report
 from hill.service import Hill, HillError
 
@@ -20,11 +20,16 @@ class HillCommandError(Exception):
     """Reported on stderr with exit status 1."""
 
 
-def hill_settings(args: argparse.Namespace) -> HillSettings:
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings of `--config FILE` (the defaults without one)."""
     try:
-        settings = load_settings(Path(args.config) if args.config else None).hill
+        return load_settings(Path(args.config) if args.config else None)
     except ConfigError as error:
         raise HillCommandError(str(error)) from None
+
+
+def hill_settings(args: argparse.Namespace) -> HillSettings:
+    settings = settings_of(args).hill
     if args.data:
         settings = dataclasses.replace(settings, data_dir=Path(args.data))
     return settings
