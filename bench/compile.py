@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hill import engine
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
 
 CASES = {
     "Lymia.lugh (800 KB)": (

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hill import engine
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
 
 
 def load() -> tuple[list[engine.Program], list[str], float]:

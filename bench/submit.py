@@ -21,7 +21,7 @@ from hill.reports import json_report, text_report
 from hill.service import Hill
 
 T = TypeVar("T")
-WARRIORS = Path(__file__).resolve().parents[2] / "shared/reference/warriors"
+WARRIORS = Path(__file__).resolve().parents[1] / "tests/data/reference/warriors"
 
 
 def timed(label: str, action: Callable[[], T]) -> T:

@@ -20,7 +20,7 @@ CHANNEL = "#bfjoust"
 NEWS = "#hill-news"
 _numbers = itertools.count(1)
 
-# Quick programs for the tests (see shared/RULES.md)
+# Quick programs for the tests (see the BF Joust rules in the README)
 RUSH = "(>)*9([-]>)*21"
 TRAIL = ">(+)*10>(-)*10(>)*6([+]>)*21"
 DEFENDER = "(+)*30<(-)*30>([-]+)*10000"

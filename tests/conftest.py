@@ -1,4 +1,4 @@
-"""Shared test fixtures: the reference data beside the checkout."""
+"""Shared test fixtures: the reference data kept in tests/data (see its README)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-REFERENCE = SHARED / "reference"
+REFERENCE = Path(__file__).resolve().parent / "data" / "reference"
 
 
 @pytest.fixture(scope="session")

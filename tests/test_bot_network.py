@@ -4,11 +4,11 @@ joust, a nick in use, kicks and bans, long replies, hostile input."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import ircservers
 from aiohttp import web
 from botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until, with_web_url
+from conftest import REFERENCE
 from ircclient import IrcTestClient
 from test_bot_fetch import serve
 
@@ -20,7 +20,7 @@ from hill.service import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 
-WARRIORS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "warriors"
+WARRIORS = REFERENCE / "warriors"
 SLOW = (WARRIORS / "esohill-20241026" / "ais523.margins3.bfjoust").read_bytes()
 
 
