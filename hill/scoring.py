@@ -40,12 +40,17 @@ def _twist(m: np.ndarray, t: int) -> np.ndarray:
 
 def markov(r: np.ndarray) -> np.ndarray:
     """1000 x the stationary distribution of the wager chain."""
-    n, t = r.shape[0], r.shape[2]
+    return markov_of_wins((r == 1).sum(axis=2), r.shape[2])
+
+
+def markov_of_wins(wins: np.ndarray, battles: int) -> np.ndarray:
+    """markov from the (N, N) battles won, wins[a, b] by a against b (counts
+    may be fractional: expected wins, as the ladder's estimate has)."""
+    n = wins.shape[0]
     if n == 0:
         return np.zeros(0)
-    # battles b wins against a: a's outcomes that are losses
-    wins_against = (r == -1).sum(axis=2)
-    chain = wins_against / (n * t)
+    # the chain moves from a to b with the battles b wins against a
+    chain = wins.T / (n * battles)
     np.fill_diagonal(chain, 0)
     np.fill_diagonal(chain, 1 - chain.sum(axis=1))
     # p = p chain with sum(p) = 1: (chain^T - I) p = 0, one equation swapped for the sum
