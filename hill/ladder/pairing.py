@@ -30,6 +30,7 @@ import numpy as np
 SIGMA = 3.0  # spread of the rank distance R in Paulson's rule
 WARM_UP = 6  # random jousts each program plays before the markov rule steers
 STRENGTH_POWER = 0.5  # opponents drawn in proportion to score ** this
+BITS_POWER = 1.0  # ... and to the bits H(p) the joust is worth ** this
 COST_CANDIDATES = 4  # Paulson's rule by cost: candidates drawn per program
 _DRAWS = 200  # give up on a program after this many rejected draws
 
@@ -138,7 +139,8 @@ def markov_round(
         if state.jousts[a] < WARM_UP:
             b = int(rng.choice(np.flatnonzero(open_)))
         else:
-            p = weight * open_ / (1.0 if cost is None else cost[a])
+            p = weight * open_ * information(state.share[a]) ** BITS_POWER
+            p = p / (1.0 if cost is None else cost[a])
             b = int(rng.choice(n, p=p / p.sum()))
         pairs.append((int(a), b))
         busy[a] = busy[b] = True

@@ -86,16 +86,23 @@ def _objective(s: np.ndarray, games: Games, prior: np.ndarray) -> tuple[float, n
     return float(loss), grad
 
 
-def _hessian(s: np.ndarray, games: Games) -> np.ndarray:
-    """The Fisher information of the ratings (prior included)."""
+def _information(s: np.ndarray, games: Games, dispersion: float) -> np.ndarray:
+    """The information of the ratings: the jousts' Fisher information over
+    the dispersion (quasi-likelihood), plus the prior's."""
     p = expit(s[games.first] - s[games.second])
-    information = BATTLES * games.weight * p * (1 - p)
-    hessian = np.diag(np.full(games.size, 1 / PRIOR_SD**2))
-    np.add.at(hessian, (games.first, games.first), information)
-    np.add.at(hessian, (games.second, games.second), information)
-    np.add.at(hessian, (games.first, games.second), -information)
-    np.add.at(hessian, (games.second, games.first), -information)
-    return hessian
+    information = BATTLES * games.weight * p * (1 - p) / dispersion
+    matrix = np.diag(np.full(games.size, 1 / PRIOR_SD**2))
+    np.add.at(matrix, (games.first, games.first), information)
+    np.add.at(matrix, (games.second, games.second), information)
+    np.add.at(matrix, (games.first, games.second), -information)
+    np.add.at(matrix, (games.second, games.first), -information)
+    return matrix
+
+
+def centred_variance(covariance: np.ndarray) -> np.ndarray:
+    """Var(s_a - mean(s)): ratings only mean something against each other,
+    so the uncertainty of their common level is left out."""
+    return np.diag(covariance) - 2 * covariance.mean(axis=1) + covariance.mean()
 
 
 def _hessian_product(s: np.ndarray, v: np.ndarray, games: Games) -> np.ndarray:
@@ -122,9 +129,12 @@ def fit(
     )  # fmt: skip
     s = result.x
     dispersion = _dispersion(games, expit(s[games.first] - s[games.second]))
-    hessian = _hessian(s, games)
-    inverse = np.diag(np.linalg.inv(hessian)) if exact_errors else 1 / np.diag(hessian)
-    return Ratings(s, np.sqrt(inverse * dispersion), dispersion)
+    information = _information(s, games, dispersion)
+    if exact_errors:
+        variance = centred_variance(np.linalg.inv(information))
+    else:
+        variance = 1 / np.diag(information)
+    return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion)
 
 
 def _dispersion(games: Games, p: np.ndarray) -> float:
