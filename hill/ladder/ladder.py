@@ -26,6 +26,12 @@ Player = Callable[[Sequence[tuple[int, int]]], Sequence[JoustResult]]
 RULES = ("markov", "paulson", "random")
 
 
+def single_threaded_blas() -> threadpool_limits:
+    """The matrices here are small: BLAS threads would only fight the jousts
+    (and each other, on a busy machine) for the cores."""
+    return threadpool_limits(1, user_api="blas")
+
+
 def round_size(pool: int) -> int:
     """Jousts between two refits: a quarter of the pool (at least 8)."""
     return max(pool // 4, 8)
@@ -174,8 +180,7 @@ def run(
     rng = np.random.default_rng(seed)
     target = min(ladder.played + jousts, ladder.size * (ladder.size - 1) // 2)
     start = None
-    # the matrices are small: BLAS threads would only fight the jousts for the cores
-    with threadpool_limits(1, user_api="blas"):
+    with single_threaded_blas():
         while ladder.played < target:
             size = min(round_size(ladder.size), target - ladder.played)
             pairs, ratings = next_round(ladder, rule, rng, size, by_cost, start)
@@ -198,7 +203,8 @@ def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics
         filled = np.where(unplayed[None], expected[None], wins)
         return np.stack([scoring.markov_of_wins(w, BATTLES) for w in filled])
 
-    return statistics.compute(record, result.order, scorer)
+    with single_threaded_blas():
+        return statistics.compute(record, result.order, scorer)
 
 
 def engine_player(programs: Sequence[engine.Program], jobs: int | None = None) -> Player:
