@@ -188,11 +188,12 @@ def _outcomes_of(wins: np.ndarray, battles: int) -> np.ndarray:
 def method_scorer(method: str, battles: int = engine.BATTLES) -> BatchScorer:
     """The hill's ranking method as a bootstrap scorer (every pair played)."""
 
-    def score(wins: np.ndarray) -> np.ndarray:
-        one = scoring.markov if method == "markov" else lambda r: scoring.score_all(r)[method]
-        return np.stack([one(_outcomes_of(w, battles)) for w in wins])
+    def one(wins: np.ndarray) -> np.ndarray:
+        if method == "markov":
+            return scoring.markov_of_wins(wins, battles)
+        return scoring.score_all(_outcomes_of(wins, battles))[method]
 
-    return score
+    return lambda wins: np.stack([one(w) for w in wins])
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 from conftest import REFERENCE
 
 from hill import engine, scoring
+from hill.cli import full_matrix
 from hill.statistics import STATS_FIELDS
 
 WIKI = sorted(str(p) for p in (REFERENCE / "warriors" / "wiki").glob("*.bfjoust"))
@@ -66,23 +68,11 @@ def test_a_full_budget_ranks_by_markov() -> None:
     data = json.loads(done.stdout)
     assert data["jousts_played"] == 15
     programs = [engine.compile_program(Path(p).read_bytes()) for p in WIKI[:6]]
-    r = scoring_matrix(programs)
-    markov = scoring.markov(r)
+    matrix = full_matrix(programs, jobs=1)
+    markov = scoring.markov(np.array([[j.outcomes for j in row] for row in matrix], dtype=np.int8))
     by_name = {r["name"]: r["rating"] for r in data["ranking"]}
     for i, name in enumerate(WIKI[:6]):
         assert by_name[name] == round(float(markov[i]), 4)
-
-
-def scoring_matrix(programs: list[engine.Program]) -> object:
-    import numpy as np
-
-    n = len(programs)
-    r = np.zeros((n, n, engine.BATTLES), dtype=np.int8)
-    for a in range(n):
-        for b in range(a + 1, n):
-            r[a, b] = engine.joust(programs[a], programs[b]).outcomes
-            r[b, a] = -r[a, b]
-    return r
 
 
 def test_text_output() -> None:
