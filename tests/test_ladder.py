@@ -15,7 +15,7 @@ from scipy.stats import norm, spearmanr
 from hill import engine, scoring
 from hill.engine import JoustResult
 from hill.ladder import ladder, pairing, seeding
-from hill.ladder.ratings import PRIOR_SD, Games, fit
+from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
 
 
 def games(size: int, rows: list[tuple[int, int, float]], weight: float = 1.0) -> Games:
@@ -26,13 +26,20 @@ def games(size: int, rows: list[tuple[int, int, float]], weight: float = 1.0) ->
 
 def test_two_programs_rate_their_log_odds_less_the_prior_pull() -> None:
     """One joust, A takes 3/4 of the battles.  Without a prior s_A - s_B =
-    logit(3/4) = ln 3.  With the prior N(0, 3^2) and s_A = -s_B = d/2 by
-    symmetry, the MAP solves 42 (sigmoid(d) - 3/4) + (d/2) / 9 = 0."""
-    ratings = fit(games(2, [(0, 1, 0.75)]))
-    d = ratings.rating[0] - ratings.rating[1]
-    expected = brentq(lambda d: 42 * (expit(d) - 0.75) + d / 2 / PRIOR_SD**2, 0, 5)
-    assert d == pytest.approx(expected, abs=1e-6)
-    assert expected < logit(0.75) and ratings.rating.sum() == pytest.approx(0, abs=1e-9)
+    logit(3/4) = ln 3.  With the prior N(0, 3^2), dispersion 1 and
+    s_A = -s_B = d/2 by symmetry, the MAP solves
+    42 (sigmoid(d) - 3/4) + (d/2) / 9 = 0."""
+    one = games(2, [(0, 1, 0.75)])
+    s = Posterior(one, np.zeros(2), 3.0, 1.0).maximise(np.zeros(2))
+    expected = brentq(lambda d: 42 * (expit(d) - 0.75) + d / 2 / 3**2, 0, 5)
+    assert s[0] - s[1] == pytest.approx(expected, abs=1e-6) and expected < logit(0.75)
+    # with dispersion 2 the joust counts half: 21 (sigmoid(d) - 3/4) + (d/2) / 9 = 0
+    s = Posterior(one, np.zeros(2), 3.0, 2.0).maximise(np.zeros(2))
+    half = brentq(lambda d: 21 * (expit(d) - 0.75) + d / 2 / 3**2, 0, 5)
+    assert s[0] - s[1] == pytest.approx(half, abs=1e-6) and half < expected
+    ratings = fit(one)
+    assert 0 < ratings.rating[0] - ratings.rating[1] < expected
+    assert ratings.rating.sum() == pytest.approx(0, abs=1e-9)
 
 
 def test_a_cycle_rates_everyone_equal_and_intervals_hold_the_rating() -> None:
@@ -42,15 +49,30 @@ def test_a_cycle_rates_everyone_equal_and_intervals_hold_the_rating() -> None:
     assert (ratings.low < ratings.rating).all() and (ratings.rating < ratings.high).all()
 
 
-def test_lumpy_jousts_widen_the_intervals() -> None:
-    """Same mean share 1/2 for A against B, C, D...: jousts all-or-nothing
-    (0 or 1) are overdispersed, jousts of 1/2 each are not."""
+PAIRS = [(a, b) for a in range(12) for b in range(a + 1, 12)]
+
+
+def test_lumpy_jousts_are_overdispersed_and_count_less() -> None:
+    """Mean share 1/2 both ways: jousts all-or-nothing (0 or 1) are
+    overdispersed, jousts of about 1/2 are not; the information of the
+    ratings (the quasi-likelihood's) is the binomial one over the dispersion."""
     rng = np.random.default_rng(1)
-    pairs = [(a, b) for a in range(8) for b in range(a + 1, 8)]
-    lumpy = [(a, b, float(rng.integers(0, 2))) for a, b in pairs]
-    smooth = [(a, b, 0.5 + rng.uniform(-0.05, 0.05)) for a, b in pairs]
-    assert fit(games(8, lumpy)).dispersion > 10 * fit(games(8, smooth)).dispersion
-    assert fit(games(8, lumpy)).stderr.mean() > 3 * fit(games(8, smooth)).stderr.mean()
+    lumpy = games(12, [(a, b, float(rng.integers(0, 2))) for a, b in PAIRS])
+    smooth = games(12, [(a, b, 0.5 + rng.uniform(-0.05, 0.05)) for a, b in PAIRS])
+    assert fit(lumpy).dispersion > 10 * fit(smooth).dispersion
+    s = np.zeros(12)
+    binomial = Posterior(lumpy, s, 1e9, 1.0).information(s)
+    assert Posterior(lumpy, s, 1e9, 7.0).information(s) == pytest.approx(binomial / 7)
+
+
+def test_the_prior_is_as_wide_as_the_ratings_spread() -> None:
+    """Shares from true ratings spread 1.5 apart give a prior about that
+    wide; shares that say nothing (1/2 everywhere) give the narrowest."""
+    truth = np.linspace(-1.5, 1.5, 12)
+    spread = games(12, [(a, b, expit(truth[a] - truth[b])) for a, b in PAIRS])
+    assert fit(spread).spread == pytest.approx(np.std(truth), rel=0.1)
+    flat = games(12, [(a, b, 0.5) for a, b in PAIRS])
+    assert fit(flat).spread == MIN_SPREAD
 
 
 def state(n: int, met: list[tuple[int, int]] = (), jousts: list[int] | None = None):
@@ -138,16 +160,20 @@ def test_markov_round_warms_up_with_random_opponents_once_each() -> None:
 
 
 def test_a_new_version_starts_just_above_its_previous_one() -> None:
-    """Program 0 (the old version) has a record against 2..5; program 1, its
+    """Program 0 (the old version) has a record against 2..7; program 1, its
     new version, has only the virtual 2 wins and 1 loss against it: it
-    rates above 0 by logit(2/3) shrunk a little by the prior."""
-    pool = ladder.Ladder(6, virtual=[seeding.new_version(1, 0)])
-    record = {(0, 2): 21, (0, 3): 30, (0, 4): 35, (0, 5): 40, (2, 3): 30, (3, 4): 25}
-    for (a, b), won in record.items():
-        pool.add(a, b, JoustResult((1,) * won + (-1,) * (42 - won)))
-    ratings = fit(pool.games())
+    rates above 0, by less than logit(2/3) (its prior is centred on 0's rating)."""
+    pool = ladder.Ladder(8, virtual=[seeding.new_version(1, 0)])
+    truth = {0: 1.5, 2: 1.0, 3: 0.5, 4: 0.0, 5: -0.5, 6: -1.0, 7: -1.5}
+    for a in truth:
+        for b in truth:
+            if a < b:
+                won = round(42 * expit(truth[a] - truth[b]))
+                pool.add(a, b, JoustResult((1,) * won + (-1,) * (42 - won)))
+    ratings = ladder.rate(pool)
+    assert ratings.rating[0] > 0.3  # a strong old version...
     gap = ratings.rating[1] - ratings.rating[0]
-    assert 0.9 * logit(2 / 3) < gap < logit(2 / 3)
+    assert 0.1 < gap < logit(2 / 3)  # ...and its new version just above it
 
 
 def test_virtual_results_fade_and_go_when_the_real_joust_is_played() -> None:

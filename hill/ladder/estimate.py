@@ -29,7 +29,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from hill import scoring
-from hill.ladder.ratings import BATTLES, PRIOR_SD, Games, Ratings
+from hill.ladder.ratings import BATTLES, Games, Ratings
 
 COMPONENTS = 2  # skew-symmetric pairs (x_c, y_c)
 # L2 penalty on the components, per effective battle of a joust
@@ -53,7 +53,11 @@ class Matchups:
 
 
 def _skew_objective(
-    theta: np.ndarray, games: Games, weight: np.ndarray, prior: np.ndarray, penalty: float
+    theta: np.ndarray,
+    games: Games,
+    weight: np.ndarray,
+    prior: tuple[np.ndarray, float],
+    penalty: float,
 ) -> tuple[float, np.ndarray]:
     n, k = games.size, COMPONENTS
     a, b, y = games.first, games.second, games.share
@@ -67,10 +71,11 @@ def _skew_objective(
     np.add.at(grad_x, b, -r[:, None] * z[a])
     np.add.at(grad_z, b, r[:, None] * x[a])
     np.add.at(grad_z, a, -r[:, None] * x[b])
-    loss += 0.5 * ((s - prior) ** 2).sum() / PRIOR_SD**2
+    mean, sd = prior
+    loss += 0.5 * ((s - mean) ** 2).sum() / sd**2
     loss += 0.5 * penalty * ((x**2).sum() + (z**2).sum())
     grad = np.concatenate(
-        [grad_s + (s - prior) / PRIOR_SD**2, (grad_x + penalty * x).ravel(),
+        [grad_s + (s - mean) / sd**2, (grad_x + penalty * x).ravel(),
          (grad_z + penalty * z).ravel()]
     )  # fmt: skip
     return float(loss), grad
@@ -84,7 +89,11 @@ def matchup_shares(games: Games, ratings: Ratings, prior: np.ndarray, seed: int)
     rng = np.random.default_rng(seed)
     start = np.concatenate([ratings.rating, 0.1 * rng.standard_normal(2 * n * k)])
     theta = minimize(
-        _skew_objective, start, args=(games, weight, prior, penalty), jac=True, method="L-BFGS-B"
+        _skew_objective,
+        start,
+        args=(games, weight, (prior, ratings.spread), penalty),
+        jac=True,
+        method="L-BFGS-B",
     ).x
     s, x, z = theta[:n], theta[n : n + n * k].reshape(n, k), theta[n + n * k :].reshape(n, k)
     return expit(s[:, None] - s[None, :] + x @ z.T - z @ x.T)

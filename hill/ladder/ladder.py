@@ -102,6 +102,18 @@ class Standing:
         return self.estimate.order()
 
 
+def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = True) -> Ratings:
+    """The ratings; a new version's prior is centred on its previous
+    version's rating (seeding.prior_means), so that shrinking it pulls it
+    toward the version it replaces, not toward the middle of the pool."""
+    games = ladder.games()
+    ratings = fit(games, start=start, exact_errors=exact_errors and not ladder.virtual)
+    if not ladder.virtual:
+        return ratings
+    prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
+    return fit(games, prior=prior, start=ratings.rating, exact_errors=exact_errors)
+
+
 def quick_scores(ladder: Ladder, ratings: Ratings) -> np.ndarray:
     """markov of the round robin filled in by Bradley-Terry alone: the
     cheap estimate that steers pairing between rounds."""
@@ -120,11 +132,13 @@ def quick_scores(ladder: Ladder, ratings: Ratings) -> np.ndarray:
 def standing(ladder: Ladder, seed: int = 0) -> Standing:
     """Fit the ratings and estimate the markov ranking of the round robin."""
     games = ladder.games()
-    ratings = fit(games)
+    ratings = rate(ladder)
     record = ladder.record()
     counts = record.counts()
     played = (record.pairs[:, 0], record.pairs[:, 1], counts[:, [0, 2]].astype(float))
-    return Standing(ratings, estimate_markov(games, ratings, played, counts[:, 1], seed=seed))
+    prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
+    estimate = estimate_markov(games, ratings, played, counts[:, 1], prior, seed)
+    return Standing(ratings, estimate)
 
 
 def next_round(
@@ -136,7 +150,7 @@ def next_round(
     start: np.ndarray | None = None,
 ) -> tuple[list[tuple[int, int]], Ratings]:
     """The next round's pairs by `rule` (see hill.ladder.pairing)."""
-    ratings = fit(ladder.games(), start=start, exact_errors=False)
+    ratings = rate(ladder, start, exact_errors=False)
     if rule == "random":
         score = ratings.rating
     else:

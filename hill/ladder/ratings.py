@@ -13,7 +13,7 @@ lost everything finite.  scipy's L-BFGS does the optimisation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import minimize
@@ -21,6 +21,7 @@ from scipy.special import expit, log_expit
 
 # prior standard deviation of a rating, in logits (ratings span about -4..4)
 PRIOR_SD = 3.0
+MIN_SPREAD = 0.1  # the empirical prior is never narrower than this
 Z95 = 1.959964
 
 
@@ -50,11 +51,13 @@ class Games:
 class Ratings:
     """Ratings in logits (a battle between a and b goes to a with
     probability sigmoid(rating_a - rating_b)), their standard errors and
-    95% intervals, and the dispersion of jousts around the model."""
+    95% intervals, the dispersion of jousts around the model and the
+    width of the prior the ratings were shrunk with."""
 
     rating: np.ndarray
     stderr: np.ndarray
     dispersion: float
+    spread: float = PRIOR_SD  # the prior's width, from the ratings' spread
 
     @property
     def low(self) -> np.ndarray:
@@ -72,44 +75,56 @@ class Ratings:
 BATTLES = 42
 
 
-def _objective(s: np.ndarray, games: Games, prior: np.ndarray) -> tuple[float, np.ndarray]:
-    d = s[games.first] - s[games.second]
-    n = BATTLES * games.weight
-    y = games.share
-    loss = -(n * (y * log_expit(d) + (1 - y) * log_expit(-d))).sum()
-    residual = n * (expit(d) - y)  # d loss / d d
-    grad = np.bincount(games.first, residual, len(s)) - np.bincount(
-        games.second, residual, len(s)
-    ).astype(float)
-    loss += 0.5 * ((s - prior) ** 2).sum() / PRIOR_SD**2
-    grad += (s - prior) / PRIOR_SD**2
-    return float(loss), grad
+@dataclass(frozen=True)
+class Posterior:
+    """The quasi-posterior: the jousts' log-likelihood over the dispersion
+    plus a Gaussian prior N(prior, sd^2) on each rating."""
 
+    games: Games
+    prior: np.ndarray
+    sd: float
+    dispersion: float
 
-def _information(s: np.ndarray, games: Games, dispersion: float) -> np.ndarray:
-    """The information of the ratings: the jousts' Fisher information over
-    the dispersion (quasi-likelihood), plus the prior's."""
-    p = expit(s[games.first] - s[games.second])
-    information = BATTLES * games.weight * p * (1 - p) / dispersion
-    matrix = np.diag(np.full(games.size, 1 / PRIOR_SD**2))
-    np.add.at(matrix, (games.first, games.first), information)
-    np.add.at(matrix, (games.second, games.second), information)
-    np.add.at(matrix, (games.first, games.second), -information)
-    np.add.at(matrix, (games.second, games.first), -information)
-    return matrix
+    def objective(self, s: np.ndarray) -> tuple[float, np.ndarray]:
+        g = self.games
+        d = s[g.first] - s[g.second]
+        n = BATTLES * g.weight / self.dispersion
+        loss = -(n * (g.share * log_expit(d) + (1 - g.share) * log_expit(-d))).sum()
+        residual = n * (expit(d) - g.share)  # d loss / d d
+        grad = np.bincount(g.first, residual, len(s)) - np.bincount(g.second, residual, len(s))
+        loss += 0.5 * ((s - self.prior) ** 2).sum() / self.sd**2
+        return float(loss), grad.astype(float) + (s - self.prior) / self.sd**2
+
+    def _flow(self, s: np.ndarray) -> np.ndarray:
+        p = expit(s[self.games.first] - s[self.games.second])
+        return BATTLES * self.games.weight * p * (1 - p) / self.dispersion
+
+    def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+        g = self.games
+        flow = self._flow(s) * (v[g.first] - v[g.second])
+        product = np.bincount(g.first, flow, len(s)) - np.bincount(g.second, flow, len(s))
+        return product + v / self.sd**2
+
+    def information(self, s: np.ndarray) -> np.ndarray:
+        g, flow = self.games, self._flow(s)
+        matrix = np.diag(np.full(g.size, 1 / self.sd**2))
+        np.add.at(matrix, (g.first, g.first), flow)
+        np.add.at(matrix, (g.second, g.second), flow)
+        np.add.at(matrix, (g.first, g.second), -flow)
+        np.add.at(matrix, (g.second, g.first), -flow)
+        return matrix
+
+    def maximise(self, start: np.ndarray) -> np.ndarray:
+        return minimize(
+            self.objective, start, jac=True, method="Newton-CG",
+            hessp=self.hessian_product,
+        ).x  # fmt: skip
 
 
 def centred_variance(covariance: np.ndarray) -> np.ndarray:
     """Var(s_a - mean(s)): ratings only mean something against each other,
     so the uncertainty of their common level is left out."""
     return np.diag(covariance) - 2 * covariance.mean(axis=1) + covariance.mean()
-
-
-def _hessian_product(s: np.ndarray, v: np.ndarray, games: Games) -> np.ndarray:
-    p = expit(s[games.first] - s[games.second])
-    flow = BATTLES * games.weight * p * (1 - p) * (v[games.first] - v[games.second])
-    product = np.bincount(games.first, flow, len(s)) - np.bincount(games.second, flow, len(s))
-    return product + v / PRIOR_SD**2
 
 
 def fit(
@@ -120,21 +135,29 @@ def fit(
 ) -> Ratings:
     """The maximum a posteriori ratings and their quasi-likelihood errors
     (`exact_errors=False`: from the diagonal of the information only, which
-    ignores the opponents' uncertainty; quick, for steering the pairing)."""
+    ignores the opponents' uncertainty; quick, for steering the pairing).
+
+    Empirical Bayes: a first fit under a weak prior measures the dispersion
+    and how far the ratings spread beyond their own noise; that spread is
+    the prior's width in the second, final fit.  Shrinking each rating
+    toward its prior by its own uncertainty ranks programs with few jousts
+    better than taking their noisy ratings at face value."""
     prior = np.zeros(games.size) if prior is None else prior
     start = prior if start is None else start
-    result = minimize(
-        _objective, start, args=(games, prior), jac=True, method="Newton-CG",
-        hessp=lambda s, v, *_: _hessian_product(s, v, games),
-    )  # fmt: skip
-    s = result.x
+    weak = Posterior(games, prior, PRIOR_SD, 1.0)
+    s = weak.maximise(start)
     dispersion = _dispersion(games, expit(s[games.first] - s[games.second]))
-    information = _information(s, games, dispersion)
+    first = replace(weak, dispersion=dispersion)
+    noise = 1 / np.diag(first.information(s))
+    spread = np.sqrt(max(np.var(s - prior) - noise.mean(), MIN_SPREAD**2))
+    final = replace(first, sd=min(spread, PRIOR_SD))
+    s = final.maximise(s)
+    information = final.information(s)
     if exact_errors:
         variance = centred_variance(np.linalg.inv(information))
     else:
         variance = 1 / np.diag(information)
-    return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion)
+    return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion, final.sd)
 
 
 def _dispersion(games: Games, p: np.ndarray) -> float:

@@ -7,6 +7,10 @@
   jousts are real results, reused as they are (the ladder is handed them
   as `known` jousts and never plays them again).
 
+Ratings are shrunk toward a prior (hill.ladder.ratings); a new version's
+prior is centred on its previous version's rating, so that the shrinking
+pulls it toward the version it replaces rather than the middle of the pool.
+
 Virtual results give way to real ones: each virtual joust counts
 HALF_LIFE / (HALF_LIFE + g), where g is the real jousts the new version has
 played, so after 3 real jousts the virtual ones weigh half, after 30 a
@@ -51,3 +55,13 @@ def weights(virtual: Sequence[Virtual], jousts: np.ndarray, met: np.ndarray) -> 
         if not met[v.program, v.opponent]:
             out[i] = v.jousts * HALF_LIFE / (HALF_LIFE + jousts[v.program])
     return out
+
+
+def prior_means(virtual: Sequence[Virtual], rating: np.ndarray, met: np.ndarray) -> np.ndarray:
+    """Prior means of the ratings: 0, or for a new version whose virtual
+    results are still in force, its previous version's rating."""
+    prior = np.zeros(len(rating))
+    for v in virtual:
+        if not met[v.program, v.opponent]:
+            prior[v.program] = rating[v.opponent]
+    return prior
