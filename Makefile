@@ -44,6 +44,8 @@ bench: setup
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
+	$(BIN)/python bench/hill_statistics.py
+	$(BIN)/python bench/ladder.py --quick --seeds 3
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/*.so
