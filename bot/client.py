@@ -437,7 +437,10 @@ class IrcClient:
         self.on_message(Incoming(sender, channel, event.arguments[0]))
 
     def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
-        log.warning("disconnected", reason=" ".join(a for a in event.arguments if a))
+        # after our own QUIT a disconnection is the expected end, not a problem
+        (log.info if self._stopping else log.warning)(
+            "disconnected", reason=" ".join(a for a in event.arguments if a)
+        )
         self.ready = False
         self.disconnected.set()
 

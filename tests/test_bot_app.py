@@ -72,6 +72,9 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
         assert process.wait(15) == 0
         stderr = log.read_text()
         assert "stopping" in stderr and "Traceback" not in stderr
+        # a clean stop is no problem: nothing at warning level or above after it
+        after_stop = stderr[stderr.index("stopping") :]
+        assert "[warning" not in after_stop and "[error" not in after_stop, after_stop
         deadline = time.monotonic() + 5
         while listening("127.0.0.1", port) and time.monotonic() < deadline:
             time.sleep(0.05)
