@@ -32,8 +32,10 @@ def test_challenge_in_a_channel_is_answered_there_and_announced(ngircd: Ngircd, 
             reply = await alice.expect(
                 lambda m: m.nick == bot.client.nick and m.params[0] == CHANNEL
             )
-            assert reply.text.startswith("alice: alice.rush: points 0.00")
+            # new or an update, and the program's page in the web report
+            assert reply.text.startswith("alice: New program alice.rush: points 0.00")
             assert "rank 1/1" in reply.text
+            assert reply.text.endswith(". https://hill.example.org/program/alice.rush")
             news = await watcher.expect(lambda m: m.params[0] == NEWS)
             assert news.text == reply.text  # "alice: <summary>"
             standings = await asyncio.to_thread(bot.commands.hill.standings)
@@ -51,7 +53,7 @@ def test_challenge_and_test_in_private_are_answered_by_notice(ngircd: Ngircd, tm
             bob.say(bot.client.nick, f"!bfjoust trail {TRAIL}")
             line = await bob.expect(lambda m: m.nick == bot.client.nick)
             assert line.command == "NOTICE" and line.params[0] == "bob"
-            assert line.text.startswith("bob.trail: ") and "rank 1/1" in line.text
+            assert line.text.startswith("New program bob.trail: ") and "rank 1/1" in line.text
             bob.say(bot.client.nick, f"!bfjoust-test rush {RUSH}")
             text = await bob.reply(bot.client.nick)
             assert text.startswith("bob.rush: ") and "rank" in text
@@ -75,7 +77,9 @@ def test_withdraw_takes_only_the_senders_own_program(ngircd: Ngircd, tmp_path) -
             mallory.say(nick, "!bfjoust-withdraw rush")
             assert await mallory.reply(nick) == "there is no mallory.rush on the hill"
             mallory.say(nick, "!bfjoust-withdraw alice.rush")
-            assert "bad program name" in await mallory.reply(nick)
+            assert await mallory.reply(nick) == (
+                "alice.rush is not yours: you may withdraw only your own programs"
+            )
             assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 1
             alice.say(nick, "!bfjoust-withdraw rush")
             assert await alice.reply(nick) == "alice.rush withdrawn; 0 programs left on the hill"

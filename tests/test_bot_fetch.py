@@ -78,7 +78,7 @@ def test_a_long_program_by_url(ngircd: Ngircd, tmp_path) -> None:
             nick = bot.client.nick
             ann = await IrcTestClient("ann").connect(ngircd.port)
             ann.say(nick, f"!bfjoust long {url}/redirect")
-            assert (await ann.reply(nick)).startswith("ann.long: points 0.00")
+            assert (await ann.reply(nick)).startswith("New program ann.long: points 0.00")
             with bot.commands.hill.db.session() as session:
                 row = session.scalars(select(Program).where(Program.name == "long")).one()
                 assert row.code == LONG and row.status == "hill"
