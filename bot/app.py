@@ -61,7 +61,7 @@ class HillBot:
             self.client.say(summary, f"{request.nick}: {request.result}", on_sent=sent)
 
     async def run(self) -> None:
-        self.runner.start()
+        await self.runner.start()
         await self.client.run()
 
     async def stop(self) -> None:
@@ -91,7 +91,7 @@ async def _serve(settings: Settings) -> None:
     if settings.web.enabled:
         from hill.web.server import start_web  # loaded only when used
 
-        runner = await start_web(hill, settings.web)
+        runner = await start_web(hill, settings.web, queue_size=settings.irc.queue_size)
         print(f"The web report is at {settings.web.url}", flush=True)
     running = asyncio.create_task(bot.run())
     try:

@@ -105,8 +105,10 @@ class Runner:
         self.wakeup.set()
         return request
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="hill-requests")
+    async def start(self) -> None:
+        """Run from now on; requests recorded before are the last run's."""
+        asked_before = await self._book(self.book.last_id)
+        self._task = asyncio.create_task(self._run(asked_before), name="hill-requests")
 
     async def close(self) -> None:
         if self._task is not None:
@@ -117,8 +119,7 @@ class Runner:
             await asyncio.gather(*self._marks, return_exceptions=True)
         self._executor.shutdown(wait=True)
 
-    async def _run(self) -> None:
-        asked_before = await self._book(self.book.last_id)
+    async def _run(self, asked_before: int) -> None:
         for request in await self._book(self.book.undelivered):
             self._deliver(request, late_note(request, resumed=False))
         while True:

@@ -79,6 +79,16 @@ def check_name(owner: str, name: str) -> None:
         raise HillError(f"bad program name {name[:60]!r}: use 1 to 48 letters, digits, '_' or '-'")
 
 
+def check_program(code: bytes, max_bytes: int) -> engine.Program:
+    """The compiled program; HillError if it is too large or malformed."""
+    if len(code) > max_bytes:
+        raise HillError(f"program too large: {len(code)} bytes, the limit is {max_bytes}")
+    try:
+        return engine.compile_program(code)
+    except engine.ParseError as error:
+        raise HillError(f"parse error at {error}") from None
+
+
 class _Lock:
     """Exclusive across threads and processes (the bot and the command line)."""
 
@@ -212,15 +222,7 @@ class Hill:
     ) -> Report:
         """Put a program on the hill (or, test_only, see where it would rank)."""
         check_name(owner, name)
-        if len(code) > self.settings.max_program_bytes:
-            raise HillError(
-                f"program too large: {len(code)} bytes, the limit is "
-                f"{self.settings.max_program_bytes}"
-            )
-        try:
-            program = engine.compile_program(code)
-        except engine.ParseError as error:
-            raise HillError(f"parse error at {error}") from None
+        program = check_program(code, self.settings.max_program_bytes)
         full_name = f"{owner}.{name}"
         with self.lock.held():
             with self.db.session() as session:
