@@ -69,6 +69,8 @@ def describe(request: Request) -> str:
 
 def late_note(request: Request, resumed: bool) -> str:
     """Why an answer comes after a restart, to go before it."""
+    if resumed and request.attempts > 1:  # cut off while played, then played again
+        return f"{describe(request)} was being played when the bot restarted"
     if resumed:
         return f"{describe(request)} was still queued when the bot restarted"
     verb = "played" if request.state == "done" else "refused"

@@ -251,11 +251,11 @@ def test_after_a_restart_answers_say_what_happened(tmp_path: Path) -> None:
     )
     assert ben[:2] == ("ben", "#bfjoust")
     assert ben[2].startswith(
-        "your submission ben.trail was still queued when the bot restarted: New program ben.trail:"
+        "your submission ben.trail was being played when the bot restarted: New program ben.trail:"
     )
     assert cy[2].startswith("your test upload cy.t was still queued when the bot restarted: cy.t: ")
     assert dan[2] == (
-        "your submission dan.boom was still queued when the bot restarted: "
+        "your submission dan.boom was being played when the bot restarted: "
         f"not played: the bot stopped {MAX_ATTEMPTS} times while playing it"
     )
     # each played once: ann's change is not made again
