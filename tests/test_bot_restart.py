@@ -9,17 +9,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import itertools
-import os
 import signal
-import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import ircservers
 import pytest
 from botharness import CHANNEL, DEFENDER, RUSH, TRAIL, run, wait_until
+from botprocess import BotProcess
 from ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
@@ -27,70 +24,13 @@ from bot.runner import MAX_ATTEMPTS
 
 ngircd = ircservers.ngircd  # the fixture
 URL = "https://hill.example.org/"
+WEB = f'enabled = false\npublic_url = "{URL}"\n'
 _numbers = itertools.count(1)
-
-
-class BotProcess:
-    """`bfjoust bot` on a config of its own; its log collects every run."""
-
-    def __init__(self, tmp_path: Path, port: int, nick: str) -> None:
-        self.nick = nick
-        self.data = tmp_path / "hill"
-        self.config = tmp_path / "config.toml"
-        self.config.write_text(
-            f'[hill]\ndata_dir = "hill"\nsize = 10\n\n'
-            f'[irc]\nport = {port}\nnick = "{nick}"\nchannels = ["{CHANNEL}"]\n'
-            "messages_per_second = 10.0\nburst = 10\n\n"
-            f'[web]\nenabled = false\npublic_url = "{URL}"\n'
-        )
-        self.log = tmp_path / "bot.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self, crash_at: str | None = None) -> None:
-        env = {k: v for k, v in os.environ.items() if k != "BFJOUST_CRASH_AT"}
-        if crash_at:
-            env["BFJOUST_CRASH_AT"] = crash_at
-        with self.log.open("a") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "hill", "bot", "--config", str(self.config)],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-            )
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(30)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def requests(self) -> list[tuple[str, str, str, int]]:
-        """(full name, state, result, delivered) of every request, in order."""
-        with contextlib.closing(sqlite3.connect(self.data / "hill.sqlite3", timeout=10)) as db:
-            rows = db.execute(
-                "SELECT owner || '.' || name, state, coalesce(result, ''), delivered"
-                " FROM requests ORDER BY id"
-            )
-            return list(rows)
-
-    def events(self, kind: str) -> list[str]:
-        """The summaries of the hill events of one kind."""
-        with contextlib.closing(sqlite3.connect(self.data / "hill.sqlite3", timeout=10)) as db:
-            rows = db.execute("SELECT summary FROM events WHERE kind = ? ORDER BY id", (kind,))
-            return [summary for (summary,) in rows]
 
 
 @pytest.fixture
 def bot(tmp_path: Path, ngircd: Ngircd) -> Iterator[BotProcess]:
-    process = BotProcess(tmp_path, ngircd.port, f"keeper{next(_numbers)}")
+    process = BotProcess(tmp_path, ngircd.port, f"keeper{next(_numbers)}", web=WEB)
     try:
         yield process
     finally:
