@@ -132,6 +132,11 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
             first = await dan.reply(nick, "Commands:")
             assert "!bfjoust NAME CODE|URL" in first and "!bfjoust-withdraw NAME" in first
             assert "-remove" not in first  # admin commands are not advertised
+            assert "!bfjoust-upload NAME [test]" in first  # for programs too long for a line
+            assert await dan.reply(nick, "Careful") == (
+                "Careful: text in a program is code if it holds any of +-<>.,[]()*{}% "
+                "(or digits after * or %), so keep those out of comments."
+            )
             assert (await dan.reply(nick, "Top of the hill")) == text
 
     run(scenario())
@@ -212,6 +217,9 @@ def test_refused_programs_do_not_count_against_the_rate_limit(ngircd: Ngircd, tm
 
 
 USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
+UPLOAD_USAGE = (
+    "usage: !bfjoust-upload NAME [test] (a name for your program, and `test` to only test it)"
+)
 
 
 BAD_COMMANDS = [
@@ -225,6 +233,11 @@ BAD_COMMANDS = [
     ("!bfjoust " + "x" * 49 + " +", "bad program name 'xxxx"),
     ("!bfjoust n\u00e4me +", "bad program name 'n\u00e4me'"),
     ("!bfjoust-remove x", "!bfjoust-remove is for the hill's admins"),
+    ("!bfjoust-foo", "unknown command !bfjoust-foo; !bfjoust-help lists them"),
+    ("!BFJOUST-Sub\x02mit\u202e x", "unknown command !bfjoust-Submit; !bfjoust-help lists them"),
+    ("!bfjoust-upload", UPLOAD_USAGE),
+    ("!bfjoust-upload a b", UPLOAD_USAGE),
+    ("!bfjoust-upload a.b", "bad program name 'a.b'"),
 ]
 
 
@@ -237,6 +250,12 @@ def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
             for command, answer in BAD_COMMANDS:
                 eve.say(bot.client.nick, command)
                 assert (await eve.reply(bot.client.nick)).startswith(answer), command
+            # words that only look like commands get no answer
+            eve.say(bot.client.nick, "!bfjoustfoo bar")
+            eve.say(bot.client.nick, "!bfjoust- x")
+            eve.say(bot.client.nick, "!bfjoust-rank")
+            assert (await eve.reply(bot.client.nick)).startswith("unknown command !bfjoust-;")
+            assert (await eve.reply(bot.client.nick)).startswith("usage: !bfjoust-rank")
             assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
 
     run(scenario())
