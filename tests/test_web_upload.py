@@ -6,8 +6,10 @@ runs in the bot's process, or (last test) in a process of its own."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import re
+import sqlite3
 import subprocess
 import sys
 import time
@@ -195,6 +197,9 @@ def test_a_file_uploaded_for_a_test_in_private(
         answer = await bob.expect(lambda m: m.nick == hillbot.nick and "bob.filed" in m.text, 20)
         assert (answer.command, answer.params[0], answer.text) == ("NOTICE", "bob", text)
         assert all(not e.startswith("bob.filed") for e in hillbot.events("join"))
+        with contextlib.closing(sqlite3.connect(hillbot.data / "hill.sqlite3")) as db:
+            (code,) = db.execute("SELECT code FROM requests WHERE name = 'filed'").fetchone()
+        assert code == program.read_bytes()  # a file is taken byte for byte
 
     run(scenario(), timeout=120)
 
