@@ -30,6 +30,7 @@ log = structlog.get_logger(__name__)
 
 TOP = 5  # programs named by report and help
 WORST = 3  # opponents named by rank
+BUSY = "busy: the queue is full; try again in a minute"
 # what runs in a program: prose with any of these in it is code too
 INSTRUCTIONS = "+-<>.,[]()*{}%"
 PROSE_WARNING = (
@@ -237,9 +238,6 @@ class Commands:
             raise Usage("a program's name")
         standings = await self._standings()
         self.reply(message, rank_line(standings, find(standings, args, message.sender)))
-
-
-BUSY = "busy: the queue is full; try again in a minute"
 
 
 def _duration(seconds: int) -> str:

@@ -35,6 +35,7 @@ log = structlog.get_logger(__name__)
 
 POLL_SECONDS = 0.5  # how often the book is read for requests from elsewhere
 MAX_ATTEMPTS = 3  # a request the bot died playing this often is not tried again
+RETRY_SECONDS = 5.0  # after an unexpected failure of the runner itself
 T = TypeVar("T")
 
 # (request, text, on_sent): send an answer on IRC as the request was asked
@@ -125,15 +126,23 @@ class Runner:
         for request in await self._book(self.book.undelivered):
             self._deliver(request, late_note(request, resumed=False))
         while True:
-            self.wakeup.clear()  # before the read: a request recorded meanwhile wakes us
-            request = await self._book(self.book.next_open)
-            if request is None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.wakeup.wait(), POLL_SECONDS)
-                continue
-            resumed = request.id <= asked_before
-            request = await self._play(request)
-            self._deliver(request, late_note(request, resumed=True) if resumed else "")
+            try:
+                await self._next(asked_before)
+            except Exception:  # e.g. the disk is full: keep trying, do not stop
+                log.exception("the request runner failed; trying again")
+                await asyncio.sleep(RETRY_SECONDS)
+
+    async def _next(self, asked_before: int) -> None:
+        """Play and answer the oldest open request, or wait for one."""
+        self.wakeup.clear()  # before the read: a request recorded meanwhile wakes us
+        request = await self._book(self.book.next_open)
+        if request is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wakeup.wait(), POLL_SECONDS)
+            return
+        resumed = request.id <= asked_before
+        request = await self._play(request)
+        self._deliver(request, late_note(request, resumed=True) if resumed else "")
 
     async def _play(self, request: Request) -> Request:
         if request.attempts >= MAX_ATTEMPTS:
