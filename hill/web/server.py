@@ -15,6 +15,7 @@ from aiohttp import web
 from hill.config import Settings, WebSettings
 from hill.logs import configure_logging
 from hill.service import Hill
+from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.views import json_response, routes
@@ -67,6 +68,7 @@ def create_app(hill: Hill, settings: WebSettings) -> web.Application:
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(hill)
     app.add_routes(routes)
+    app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     return app
 
