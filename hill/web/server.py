@@ -18,6 +18,7 @@ from hill.requests import RequestBook
 from hill.service import Hill
 from hill.uploads import UploadLinks
 from hill.web import upload
+from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.views import json_response, routes
@@ -77,6 +78,7 @@ def create_app(
     )
     app.add_routes(routes)
     app.add_routes(upload.routes)
+    app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     return app
 
