@@ -14,22 +14,16 @@ import json
 import time
 
 import numpy as np
-from varied import REFERENCE
+from varied import REFERENCE, reference_outcomes
 
-from hill import engine, scoring, statistics
+from hill import scoring, statistics
 
 
 def hill_2013() -> np.ndarray:
     """The 2013 hill's (47, 47, 42) outcomes in markov rank order."""
     programs = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())["programs"]
-    names = (REFERENCE / "index.txt").read_text().split()
-    lines = (REFERENCE / "results.txt").read_text().splitlines()
-    at = [names.index(p) for p in programs]
-    r = np.array(
-        [[engine.parse_classic_line(lines[i * len(names) + j]) for j in at] for i in at],
-        dtype=np.int8,
-    )
-    order = scoring.rank_order(scoring.score_all(r), "markov", list(range(len(at))))
+    r = reference_outcomes(programs)
+    order = scoring.rank_order(scoring.score_all(r), "markov", list(range(len(programs))))
     return r[np.ix_(order, order)]
 
 

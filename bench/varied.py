@@ -28,6 +28,8 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from hill import engine
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
@@ -41,6 +43,18 @@ def reference_pool() -> list[Named]:
     """The 98 reference programs, named by their path under warriors/."""
     names = (REFERENCE / "index.txt").read_text().split()
     return [(name, (REFERENCE / "warriors" / name).read_bytes()) for name in names]
+
+
+def reference_outcomes(names: Sequence[str]) -> np.ndarray:
+    """The (N, N, 42) round robin of these reference programs (paths under
+    warriors/), read from results.txt."""
+    index = (REFERENCE / "index.txt").read_text().split()
+    lines = (REFERENCE / "results.txt").read_text().splitlines()
+    at = [index.index(name) for name in names]
+    return np.array(
+        [[engine.parse_classic_line(lines[i * len(index) + j]) for j in at] for i in at],
+        dtype=np.int8,
+    )
 
 
 def valid(source: bytes) -> bool:

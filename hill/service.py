@@ -295,9 +295,7 @@ class Hill:
         """An admin takes any program off the hill."""
         return self._take_off(full_name, actor, "remove", "removed", record)
 
-    def rescore(
-        self, actor: str, *, rejoust: bool = False, record: Record | None = None
-    ) -> Report:
+    def rescore(self, actor: str, *, rejoust: bool = False, record: Record | None = None) -> Report:
         """Recompute the standings from the stored jousts (or replay every joust)."""
         with self.lock.held():
             with self.db.session() as session:

@@ -3,7 +3,9 @@ and the ladder over real programs."""
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +18,9 @@ from hill import engine, scoring
 from hill.engine import JoustResult
 from hill.ladder import ladder, pairing, seeding
 from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from varied import reference_outcomes
 
 
 def games(size: int, rows: list[tuple[int, int, float]], weight: float = 1.0) -> Games:
@@ -189,15 +194,8 @@ def test_virtual_results_fade_and_go_when_the_real_joust_is_played() -> None:
 
 def reference_pool(names: list[str]) -> tuple[np.ndarray, list[engine.Program]]:
     """The round robin of some reference programs from results.txt, and the programs."""
-    index = (REFERENCE / "index.txt").read_text().split()
-    lines = (REFERENCE / "results.txt").read_text().splitlines()
-    at = [index.index(name) for name in names]
-    r = np.array(
-        [[engine.parse_classic_line(lines[i * len(index) + j]) for j in at] for i in at],
-        dtype=np.int8,
-    )
     programs = [engine.compile_program((REFERENCE / "warriors" / n).read_bytes()) for n in names]
-    return r, programs
+    return reference_outcomes(names), programs
 
 
 WIKI = [n for n in (REFERENCE / "index.txt").read_text().split() if n.startswith("wiki/")]

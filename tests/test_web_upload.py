@@ -89,8 +89,10 @@ async def player(nick: str, port: int, bot: str) -> IrcTestClient:
     client = await IrcTestClient(nick).connect(port)
     await client.join(CHANNEL)
     await client.expect(
-        lambda m: (m.command == "JOIN" and m.nick == bot)
-        or (m.command == "353" and bot in m.text.split()),
+        lambda m: (
+            (m.command == "JOIN" and m.nick == bot)
+            or (m.command == "353" and bot in m.text.split())
+        ),
         30,
     )
     return client
