@@ -74,7 +74,7 @@ def table(pool: Pool, budgets: Sequence[float], seeds: int) -> None:
     n = len(pool.names)
     pairs = n * (n - 1) // 2
     print(f"\n{pool.label}: {n} programs, {pairs} pairs; Spearman mean ± sd over {seeds} seeds")
-    print(f"{'method':12s}" + "".join(f"{f'{b:.0%}':>26s}" for b in budgets))
+    print(f"{'method':12s}" + "".join(f"{f'{b:.0%}':>28s}" for b in budgets))
     for method in METHODS:
         cells = []
         for budget in budgets:
@@ -82,7 +82,7 @@ def table(pool: Pool, budgets: Sequence[float], seeds: int) -> None:
             rho, spent = runs.mean(axis=0)
             cost = f" ({spent:5.1%} cycles)" if method.startswith("ladder") else ""
             cells.append(f"{rho:.3f}±{runs[:, 0].std():.3f}{cost}")
-        print(f"{method:12s}" + "".join(f"{c:>26s}" for c in cells), flush=True)
+        print(f"{method:12s}" + "".join(f"{c:>28s}" for c in cells), flush=True)
 
 
 def timed(label: str, programs: list[tuple[str, bytes]]) -> None:

@@ -237,3 +237,16 @@ def test_the_ladder_ranks_the_2013_hill_close_to_its_markov_ranking() -> None:
     rho = spearmanr(result.estimate.score, scoring.markov(r))[0]
     print(f"Spearman at 40% of the 2013 hill: {rho:.3f}")
     assert rho > 0.75
+
+
+def test_predicted_cost_learns_which_programs_make_long_games() -> None:
+    """log cycles = 10 + c_a + c_b with c = (2, 0, 0, 0, -1): the ridge fit
+    ranks the unplayed pair (0, 1) above (2, 4), and both near the truth."""
+    c = np.array([2.0, 0, 0, 0, -1])
+    pairs = [(a, b) for a in range(5) for b in range(a + 1, 5) if (a, b) not in {(0, 1), (2, 4)}]
+    first, second = (np.array(x) for x in zip(*pairs, strict=True))
+    cycles = np.exp(10 + c[first] + c[second])
+    cost = pairing.predicted_cost(5, first, second, cycles)
+    assert cost[0, 1] > cost[2, 4]
+    assert np.log(cost[0, 1]) == pytest.approx(12, abs=0.8)
+    assert np.log(cost[2, 4]) == pytest.approx(9, abs=0.8)
