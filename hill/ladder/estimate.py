@@ -125,7 +125,9 @@ class Estimate:
         return np.lexsort((np.arange(len(self.score)), -self.score))
 
 
-def filled_wins(size: int, played: tuple[np.ndarray, np.ndarray, np.ndarray], expected: np.ndarray):
+def filled_wins(
+    played: tuple[np.ndarray, np.ndarray, np.ndarray], expected: np.ndarray
+) -> np.ndarray:
     """The battle-wins matrix: played pairs' real wins (first, second,
     (K, 2) wins of first and second), the expected wins elsewhere."""
     first, second, wins = played
@@ -150,7 +152,7 @@ def estimate_markov(
     prior = np.zeros(n) if prior is None else prior
     share = matchup_shares(games, ratings, prior, seed)
     matchups = Matchups(share, tie_rates(n, played[0], played[1], ties))
-    filled = filled_wins(n, played, matchups.expected_wins())
+    filled = filled_wins(played, matchups.expected_wins())
     score = scoring.markov_of_wins(filled, BATTLES)
     unplayed = ~np.eye(n, dtype=bool)
     unplayed[played[0], played[1]] = unplayed[played[1], played[0]] = False

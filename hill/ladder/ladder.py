@@ -18,7 +18,14 @@ from threadpoolctl import threadpool_limits
 from hill import engine, scoring, statistics
 from hill.engine import JoustResult
 from hill.ladder import pairing, seeding
-from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_rates
+from hill.ladder.estimate import (
+    BATTLES,
+    Estimate,
+    Matchups,
+    estimate_markov,
+    filled_wins,
+    tie_rates,
+)
 from hill.ladder.ratings import Games, Ratings, fit
 
 # plays jousts (first, second) between pool indices; outcomes from first's side
@@ -114,30 +121,30 @@ def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = T
     return fit(games, prior=prior, start=ratings.rating, exact_errors=exact_errors)
 
 
+def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The real jousts as estimate_markov takes them: (first, second, (K, 2)
+    battles won by each), and their tied battles."""
+    record = ladder.record()
+    counts = record.counts()
+    wins = counts[:, [0, 2]].astype(float)
+    return (record.pairs[:, 0], record.pairs[:, 1], wins), counts[:, 1]
+
+
 def quick_scores(ladder: Ladder, ratings: Ratings) -> np.ndarray:
     """markov of the round robin filled in by Bradley-Terry alone: the
     cheap estimate that steers pairing between rounds."""
-    share = ratings.win_probability()
-    record = ladder.record()
-    counts = record.counts()
-    ties = tie_rates(ladder.size, record.pairs[:, 0], record.pairs[:, 1], counts[:, 1])
-    expected = BATTLES * np.clip(share - ties / 2, 0, 1)
-    np.fill_diagonal(expected, 0)
-    a, b = record.pairs[:, 0], record.pairs[:, 1]
-    expected[a, b] = counts[:, 0]
-    expected[b, a] = counts[:, 2]
-    return scoring.markov_of_wins(expected, BATTLES)
+    jousts, ties = played(ladder)
+    matchups = Matchups(ratings.win_probability(), tie_rates(ladder.size, *jousts[:2], ties))
+    filled = filled_wins(jousts, matchups.expected_wins())
+    return scoring.markov_of_wins(filled, BATTLES)
 
 
 def standing(ladder: Ladder, seed: int = 0) -> Standing:
     """Fit the ratings and estimate the markov ranking of the round robin."""
-    games = ladder.games()
     ratings = rate(ladder)
-    record = ladder.record()
-    counts = record.counts()
-    played = (record.pairs[:, 0], record.pairs[:, 1], counts[:, [0, 2]].astype(float))
+    jousts, ties = played(ladder)
     prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
-    estimate = estimate_markov(games, ratings, played, counts[:, 1], prior, seed)
+    estimate = estimate_markov(ladder.games(), ratings, jousts, ties, prior, seed)
     return Standing(ratings, estimate)
 
 
