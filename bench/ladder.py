@@ -57,8 +57,10 @@ def replay(pool: Pool) -> ladder.Player:
     return play
 
 
-def trial(pool: Pool, method: str, budget: float, seed: int) -> tuple[float, float]:
-    """Spearman against the round robin's markov, and the share of its game cycles spent."""
+def trial(pool: Pool, method: str, budget: float, seed: int) -> tuple[float, float, float]:
+    """Spearman against the round robin's markov, the share of its game
+    cycles spent and the share of its pairs played (Paulson's rule runs out
+    of pairs near each program's rank: it may stop short of the budget)."""
     rule, by_cost = METHODS[method]
     n = len(pool.names)
     state = ladder.Ladder(n)
@@ -67,7 +69,7 @@ def trial(pool: Pool, method: str, budget: float, seed: int) -> tuple[float, flo
     scores = result.estimate.score if rule == "markov" else result.ratings.rating
     truth = scoring.markov(pool.outcomes)
     spent = sum(state.cycles) / (pool.game_cycles.sum() / 2)
-    return float(spearmanr(scores, truth)[0]), spent
+    return float(spearmanr(scores, truth)[0]), spent, state.played / (n * (n - 1) / 2)
 
 
 def table(pool: Pool, budgets: Sequence[float], seeds: int) -> None:
@@ -79,8 +81,10 @@ def table(pool: Pool, budgets: Sequence[float], seeds: int) -> None:
         cells = []
         for budget in budgets:
             runs = np.array([trial(pool, method, budget, seed) for seed in range(seeds)])
-            rho, spent = runs.mean(axis=0)
+            rho, spent, played = runs.mean(axis=0)
             cost = f" ({spent:5.1%} cycles)" if method.startswith("ladder") else ""
+            if played < 0.99 * budget:
+                cost = f" ({played:5.1%} played)"
             cells.append(f"{rho:.3f}±{runs[:, 0].std():.3f}{cost}")
         print(f"{method:12s}" + "".join(f"{c:>28s}" for c in cells), flush=True)
 
