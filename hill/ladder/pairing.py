@@ -8,7 +8,8 @@ round's jousts run in parallel and the ratings are refitted after it).
   games (fewest jousts, then the widest interval) and an opponent R ranks
   away, R ~ Normal(0, 3) rounded, drawn again while no program stands
   there, the pair has met or the opponent is busy (so the top program only
-  looks down).
+  looks down); when every program near its rank has met it, the nearest
+  one that has not.
 - `markov_round`: the ladder's rule.  Every program first gets `WARM_UP`
   jousts against random opponents; then the programs whose rank is least
   certain (the most others within their rating interval) go first, and
@@ -117,6 +118,11 @@ def _rank_candidates(
         found.append(b)
         if len(found) == wanted:
             break
+    if not found:
+        # every program near a's rank has met it: the nearest one that has not
+        open_ = np.flatnonzero(~state.met[a] & ~busy)
+        if len(open_):
+            found.append(int(open_[np.argmin(np.abs(place[open_] - place[a]))]))
     return found
 
 
