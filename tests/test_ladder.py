@@ -250,3 +250,12 @@ def test_predicted_cost_learns_which_programs_make_long_games() -> None:
     assert cost[0, 1] > cost[2, 4]
     assert np.log(cost[0, 1]) == pytest.approx(12, abs=0.8)
     assert np.log(cost[2, 4]) == pytest.approx(9, abs=0.8)
+
+
+def test_paulson_takes_the_nearest_unmet_program_when_its_neighbours_are_used_up() -> None:
+    """Program 0 has met everyone down to rank 13: R ~ Normal(0, 3) cannot
+    reach further in 200 draws, so it meets the nearest one left, 13."""
+    rng = np.random.default_rng(6)
+    jousts = [0] + [5] * 19
+    used_up = state(20, met=[(0, b) for b in range(1, 13)], jousts=jousts)
+    assert pairing.paulson_round(used_up, 1, rng) == [(0, 13)]
