@@ -101,17 +101,29 @@ def _iter(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarr
     return 100 * s
 
 
+def _points_score(r: np.ndarray) -> np.ndarray:
+    n = r.shape[0]
+    return points(r) + n - 1 if n else np.zeros(0)
+
+
+_SCORERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "markov": markov,
+    "points": _points_score,
+    "trad": lambda r: _trad(r, _linear),
+    "tradtwist": lambda r: _trad(r, _twist),
+    "iter": lambda r: _iter(r, _linear),
+    "itertwist": lambda r: _iter(r, _twist),
+}
+
+
+def score(r: np.ndarray, method: str) -> np.ndarray:
+    """One method's scores."""
+    return _SCORERS[method](r)
+
+
 def score_all(r: np.ndarray) -> Scores:
     """All six methods, keyed by name."""
-    n = r.shape[0]
-    return {
-        "markov": markov(r),
-        "points": points(r) + n - 1 if n else np.zeros(0),
-        "trad": _trad(r, _linear),
-        "tradtwist": _trad(r, _twist),
-        "iter": _iter(r, _linear),
-        "itertwist": _iter(r, _twist),
-    }
+    return {method: score(r, method) for method in METHODS}
 
 
 def maximum(method: str, n: int) -> float:

@@ -191,7 +191,7 @@ def method_scorer(method: str, battles: int = engine.BATTLES) -> BatchScorer:
     def one(wins: np.ndarray) -> np.ndarray:
         if method == "markov":
             return scoring.markov_of_wins(wins, battles)
-        return scoring.score_all(_outcomes_of(wins, battles))[method]
+        return scoring.score(_outcomes_of(wins, battles), method)
 
     return lambda wins: np.stack([one(w) for w in wins])
 
