@@ -1,7 +1,8 @@
 """Benchmark: the ladder against the full round robin's markov ranking.
 
 For each pool (the 98 reference programs; the reference programs plus 120
-varied ones, bench/varied.py; 150 varied ones alone) and each budget (5, 10,
+varied ones, bench/varied.py, or plus 120 structured and random ones only;
+150 varied ones alone) and each budget (5, 10,
 20, 40% of the pairs) prints the Spearman rank correlation with the markov
 ranking of the full round robin, mean and spread (standard deviation) over
 seeds, for:
@@ -28,7 +29,14 @@ import time
 from collections.abc import Sequence
 
 import numpy as np
-from pools import Pool, reference_only, reference_plus_varied, round_robin, varied_only
+from pools import (
+    Pool,
+    reference_only,
+    reference_plus_random,
+    reference_plus_varied,
+    round_robin,
+    varied_only,
+)
 from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
 from varied import reference_pool, varied_pool
@@ -118,7 +126,8 @@ def main() -> None:
     args = parser.parse_args()
     pools = [reference_only(), reference_plus_varied(120, 1)]
     if not args.quick:
-        pools += [reference_plus_varied(120, seed) for seed in (2, 3)] + [varied_only(150, 11)]
+        pools += [reference_plus_varied(120, 2), reference_plus_random(120, 21)]
+        pools += [varied_only(150, 11)]
     with threadpool_limits(1, user_api="blas"):
         for pool in pools:
             table(pool, args.budgets, args.seeds)

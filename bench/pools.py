@@ -74,6 +74,12 @@ def reference_plus_varied(count: int, seed: int) -> Pool:
     return cached_pool(f"mixed{seed}", reference_pool() + varied_pool(count, seed))
 
 
+def reference_plus_random(count: int, seed: int) -> Pool:
+    """The reference programs and `count` structured or random ones (no mutants)."""
+    fresh = varied_pool(count, seed, shares={"structured": 0.6, "noise": 0.4})
+    return cached_pool(f"random{seed}", reference_pool() + fresh)
+
+
 def varied_only(count: int, seed: int) -> Pool:
     """Generated programs alone: a pool unlike the reference one."""
     return cached_pool(f"varied{seed}", varied_pool(count, seed))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -224,16 +224,23 @@ def _candidate(rng: random.Random, kind: str, sources: Sequence[bytes]) -> tuple
     return kind, noise(rng)
 
 
-def varied_pool(count: int, seed: int, sources: Sequence[bytes] | None = None) -> list[Named]:
-    """`count` valid, distinct programs (name, source), named `KIND-SEED-I`."""
+def varied_pool(
+    count: int,
+    seed: int,
+    sources: Sequence[bytes] | None = None,
+    shares: Mapping[str, float] = SHARES,
+) -> list[Named]:
+    """`count` valid, distinct programs (name, source), named `KIND-SEED-I`,
+    of the kinds in `shares` (e.g. {"structured": 0.6, "noise": 0.4} for
+    programs that owe nothing to the reference ones)."""
     rng = random.Random(seed)
     if sources is None:
         sources = [s for _, s in reference_pool() if len(s) <= _MAX_SOURCE]
-    kinds = list(SHARES)
+    kinds = list(shares)
     pool: list[Named] = []
     seen: set[bytes] = set(sources)
     while len(pool) < count:
-        kind = rng.choices(kinds, weights=[SHARES[k] for k in kinds])[0]
+        kind = rng.choices(kinds, weights=[shares[k] for k in kinds])[0]
         name, source = _candidate(rng, kind, sources)
         if source in seen or not valid(source):
             continue
