@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 from importlib import resources
 from pathlib import Path
 
 from tqdm import tqdm
 
+from hill import names
 from hill.config import ConfigError, HillSettings, Settings, load_settings
 from hill.reports import breakdown, json_report, text_report
 from hill.service import Hill, HillError
@@ -46,12 +46,6 @@ def read_source(path: str) -> bytes:
         raise HillCommandError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
-def default_name(path: str | Path) -> str:
-    """A valid program name made from a file name (see hill.service.NAME)."""
-    stem = Path(path).name.removesuffix(".bfjoust").removesuffix(".bf")
-    return re.sub(r"[^A-Za-z0-9_-]", "_", stem)[:48] or "program"
-
-
 def run(args: argparse.Namespace) -> None:
     try:
         args.hill_run(args)
@@ -66,21 +60,22 @@ def command_init(args: argparse.Namespace) -> None:
     hill = open_hill(args)
     if args.seed and hill.standings().size == 0:
         for starter in sorted(STARTERS.iterdir(), key=lambda p: p.name):
-            if starter.name.endswith(".bfjoust"):
-                report = hill.challenge("starter", default_name(starter.name), starter.read_bytes())
+            if starter.name.endswith(names.SUFFIX):
+                name = names.from_file(starter.name)
+                report = hill.challenge("starter", name, starter.read_bytes())
                 print(report.summary)
     print(f"hill ready in {hill.settings.data_dir} ({hill.standings().size} programs)")
 
 
 def command_submit(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    name = args.name or default_name(args.file)
+    name = args.name or names.from_file(args.file)
     print(hill.challenge(args.owner, name, read_source(args.file)).summary)
 
 
 def command_test(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    name = args.name or default_name(args.file)
+    name = args.name or names.from_file(args.file)
     report = hill.challenge(args.owner, name, read_source(args.file), test_only=True)
     print(report.summary)
 
@@ -120,16 +115,16 @@ def command_history(args: argparse.Namespace) -> None:
 
 def command_import(args: argparse.Namespace) -> None:
     folder = Path(args.folder)
-    files = sorted(folder.glob("*.bfjoust"))
+    files = sorted(folder.glob(f"*{names.SUFFIX}"))
     if not files:
-        raise HillCommandError(f"{folder}: no .bfjoust files")
+        raise HillCommandError(f"{folder}: no {names.SUFFIX} files")
     hill = open_hill(args)
     failures = 0
     with tqdm(files, unit="program", disable=args.quiet) as progress:
         for path in progress:
-            stem = path.name.removesuffix(".bfjoust")
-            owner, _, name = stem.partition(".") if "." in stem else (args.owner, "", stem)
-            name = default_name(name)
+            stem = path.name.removesuffix(names.SUFFIX)
+            owner, name = names.split(stem) if "." in stem else (args.owner, stem)
+            name = names.from_file(name)
             try:
                 summary = hill.challenge(owner, name, path.read_bytes()).summary
             except HillError as error:
@@ -178,7 +173,7 @@ def add_hill_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
     detail.add_argument("program", metavar="OWNER.NAME")
     history = add("history", command_history, "every hill event, or one program's")
     history.add_argument("program", nargs="?", metavar="OWNER.NAME")
-    load = add("import", command_import, "submit every .bfjoust file of a folder")
+    load = add("import", command_import, f"submit every {names.SUFFIX} file of a folder")
     load.add_argument("folder")
     load.add_argument("--owner", default="import", help="owner of files not named owner.name")
     load.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -24,7 +24,6 @@ log = logging.getLogger(__name__)
 
 TRAILER = re.compile(r"^Hill-Event: (\d+)$", re.MULTILINE)
 COMMITTER = git.Actor("BF Joust hill", "hill@bfjoust.invalid")
-PROGRAM_SUFFIX = ".bfjoust"
 
 
 class History:

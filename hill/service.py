@@ -9,7 +9,6 @@ next start (`sync_history`).
 from __future__ import annotations
 
 import fcntl
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,8 +20,9 @@ import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session, load_only
 
-from hill import engine
+from hill import engine, names
 from hill.config import HillSettings
+from hill.errors import HillError
 from hill.faults import crash_point
 from hill.history import History
 from hill.reports import text_report
@@ -37,10 +37,6 @@ from hill.storage import (
     utcnow,
 )
 
-NAME = re.compile(r"[A-Za-z0-9_-]{1,48}")
-# IRC nick characters (RFC 2812) but `\`, so that owner.name is a safe file name
-OWNER = re.compile(r"[A-Za-z0-9_\-\[\]`^{}|]{1,32}")
-
 COMMIT_MESSAGES = {
     "challenge": "Replacing {displaced} by {program}",
     "join": "Adding {program}",
@@ -51,10 +47,6 @@ COMMIT_MESSAGES = {
 }
 
 
-class HillError(Exception):
-    """A request the hill refuses; the message is meant for the player."""
-
-
 @dataclass(frozen=True)
 class Report:
     """What an operation did: the one-line summary and the standings after it."""
@@ -63,13 +55,6 @@ class Report:
     standings: Standings
     changed: bool
     program: str | None = None
-
-
-def check_name(owner: str, name: str) -> None:
-    if not OWNER.fullmatch(owner):
-        raise HillError(f"bad owner {owner[:40]!r}: 1 to 32 letters, digits or _-[]`^{{}}|")
-    if not NAME.fullmatch(name):
-        raise HillError(f"bad program name {name[:60]!r}: use 1 to 48 letters, digits, '_' or '-'")
 
 
 class _Lock:
@@ -196,7 +181,7 @@ class Hill:
 
     def challenge(self, owner: str, name: str, code: bytes, *, test_only: bool = False) -> Report:
         """Put a program on the hill (or, test_only, see where it would rank)."""
-        check_name(owner, name)
+        names.check(owner, name)
         if len(code) > self.settings.max_program_bytes:
             raise HillError(
                 f"program too large: {len(code)} bytes, the limit is "
@@ -268,7 +253,7 @@ class Hill:
 
     def withdraw(self, owner: str, name: str) -> Report:
         """An owner takes their own program off the hill."""
-        check_name(owner, name)
+        names.check(owner, name)
         return self._take_off(f"{owner}.{name}", owner, "withdraw", "withdrawn")
 
     def remove(self, full_name: str, actor: str) -> Report:
@@ -444,17 +429,17 @@ class Hill:
     def _commit_event(self, session: Session, event: Event) -> str:
         standings = self._standings_of(session, event)
         files = {
-            f"{e.program.full_name}.bfjoust": _code(session, e.program.id)
+            names.file_name(e.program.full_name): _code(session, e.program.id)
             for e in standings.entries
         }
         files["report.txt"] = text_report(standings).encode()
-        names = {
+        who = {
             "program": _full_name(session, event.program_id),
             "displaced": _full_name(session, event.displaced_id),
         }
-        message = COMMIT_MESSAGES[event.kind].format(**names)
-        if names["program"] is None and names["displaced"] is not None:
-            message = COMMIT_MESSAGES[event.kind].format(program=names["displaced"])
+        message = COMMIT_MESSAGES[event.kind].format(**who)
+        if who["program"] is None and who["displaced"] is not None:
+            message = COMMIT_MESSAGES[event.kind].format(program=who["displaced"])
         return self.history.commit(
             files, f"{message}\n\n{event.summary}", event.actor, event.time, event.id
         )

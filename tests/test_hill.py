@@ -13,7 +13,7 @@ from conftest import REFERENCE, warrior_path
 from sqlalchemy import select
 
 from hill.config import HillSettings
-from hill.hill_commands import default_name
+from hill.names import from_file
 from hill.reports import breakdown, json_report, text_report
 from hill.service import Hill, HillError
 from hill.storage import Database, Event, Program
@@ -36,14 +36,14 @@ def test_the_2013_hill_scores_like_the_established_one(tmp_path: Path) -> None:
     fixture = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())
     hill = make_hill(tmp_path)
     for path in fixture["programs"]:
-        hill.challenge("esohill", default_name(path), warrior_path(path).read_bytes())
+        hill.challenge("esohill", from_file(path), warrior_path(path).read_bytes())
     report = json_report(hill.standings(), hill.history.head())
     assert report["size"] == 47
     scores = {p["name"]: p["scores"] for p in report["programs"]}
     expected = fixture
     for method in ("markov", "points", "trad", "tradtwist", "iter", "itertwist"):
         for i, path in enumerate(fixture["programs"]):
-            name = default_name(path)
+            name = from_file(path)
             assert scores[name][method] == pytest.approx(expected[method][i], abs=1e-6), (
                 method,
                 name,

@@ -24,7 +24,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from hill.config import HillSettings, WebSettings
-from hill.hill_commands import default_name
+from hill.names import from_file
 from hill.service import Hill
 from hill.web.server import start_web
 
@@ -45,7 +45,7 @@ CHROMIUM_OPTIONS = (
 def reference_programs() -> list[tuple[str, bytes]]:
     """(name, code) of the 2013 hill's programs, in the order they are submitted."""
     fixture = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())
-    return [(default_name(p), warrior_path(p).read_bytes()) for p in fixture["programs"]]
+    return [(from_file(p), warrior_path(p).read_bytes()) for p in fixture["programs"]]
 
 
 def build_hill(

@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill import engine
-from hill.service import NAME, OWNER, Hill
+from hill import engine, names
+from hill.service import Hill
 from hill.standings import Entry, Standings
 
 # the events a program on the hill has survived: every newcomer is a challenge
@@ -32,11 +32,6 @@ T = TypeVar("T")
 
 class NotFound(LookupError):
     """Something a URL names does not exist; the message is shown to the reader."""
-
-
-def valid_name(full_name: str) -> bool:
-    owner, dot, name = full_name.partition(".")
-    return bool(dot) and bool(OWNER.fullmatch(owner)) and bool(NAME.fullmatch(name))
 
 
 @dataclass(frozen=True)
@@ -125,7 +120,7 @@ class Snapshot:
 
     def index(self, full_name: str) -> int:
         """The rank-order index of a program in this state; NotFound if absent."""
-        index = self.standings.index(full_name) if valid_name(full_name) else None
+        index = self.standings.index(full_name) if names.is_full_name(full_name) else None
         if index is not None:
             return index
         raise NotFound(f"no program {full_name} on the hill in this state")
