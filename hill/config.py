@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RANKING_METHODS = ("markov", "points", "trad", "tradtwist", "iter", "itertwist")
+from hill.scoring import METHODS as RANKING_METHODS
+
 CHANNEL = re.compile(r"[#&][^\s,\x07]{1,49}")
 NICK = re.compile(r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}")
 

@@ -69,7 +69,12 @@ class Standings:
         return next((i for i, e in enumerate(self.entries) if e.program.id == program_id), None)
 
     def margin(self, a: int, b: int) -> int:
+        """The joust score of entry a against entry b."""
         return int(self.outcomes[a, b].sum())
+
+    def margins(self) -> np.ndarray:
+        """Every joust score: margins[a, b] of entry a against entry b."""
+        return self.outcomes.sum(axis=2, dtype=np.int64)
 
     def records(self) -> list[dict[str, Any]]:
         """The standings as plain data, for storing with an event."""
@@ -112,8 +117,9 @@ def rank(
 ) -> Standings:
     """Score and rank the hill; `previous_ranks` maps program id to its rank
     in the previous hill state (an updated program inherits its old rank)."""
-    scores = scoring.score_all(outcomes)
-    points = scoring.points(outcomes)
+    wins, battles = scoring.battle_wins(outcomes), outcomes.shape[2]
+    scores = scoring.score_all(wins, battles)
+    points = scoring.points(wins, battles)
     order = scoring.rank_order(scores, method, [(p.submitted_at, p.id) for p in programs])
     entries = tuple(
         Entry(

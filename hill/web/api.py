@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hill import engine, scoring
+from hill import engine
 from hill.reports import json_report
 from hill.web.state import Change, History, Snapshot
 
@@ -55,7 +55,7 @@ def matrix(snap: Snapshot) -> dict[str, Any]:
     return {
         "event": event(snap.event),
         "programs": [e.program.full_name for e in snap.standings.entries],
-        "margins": scoring.margins(snap.standings.outcomes).tolist(),
+        "margins": snap.standings.margins().tolist(),
     }
 
 
