@@ -66,7 +66,7 @@ async def _serve(settings: Settings) -> None:
     if settings.web.enabled:
         from hill.web.server import start_web  # loaded only when used
 
-        runner = await start_web(hill, settings.web)
+        runner = await start_web(hill.queries, settings.web)
         print(f"The web report is at {settings.web.url}", flush=True)
     running = asyncio.create_task(bot.run())
     try:

@@ -165,7 +165,7 @@ class Commands:
     # --- reading the hill --------------------------------------------------
 
     async def _standings(self) -> Standings:
-        return await asyncio.to_thread(self.hill.standings)
+        return await asyncio.to_thread(self.hill.queries.standings)
 
     async def report(self, message: Incoming, args: str) -> None:
         self.reply(message, top_line(await self._standings(), self.settings.web.url))

@@ -12,7 +12,7 @@ work (parse, compile, joust, trace) with the GIL released.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
@@ -175,6 +175,24 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def play_pairs(
+    pairs: Iterable[tuple[Program, Program]],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+) -> Iterator[JoustResult]:
+    """Joust many (left, right) pairs on `jobs` threads (default: every
+    core); the results come in the order of the pairs, each as soon as it
+    and those before it are done."""
+    pairs = list(pairs)
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or len(pairs) <= 1:
+        yield from (joust(a, b, max_cycles=max_cycles) for a, b in pairs)
+        return
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(lambda pair: joust(*pair, max_cycles=max_cycles), pairs)
+
+
 def joust_pairs(
     pairs: Iterable[tuple[Program, Program]],
     *,
@@ -182,12 +200,7 @@ def joust_pairs(
     max_cycles: int = MAX_CYCLES,
 ) -> list[JoustResult]:
     """Joust many (left, right) pairs on `jobs` threads (default: every core)."""
-    pairs = list(pairs)
-    jobs = jobs or default_jobs()
-    if jobs <= 1 or len(pairs) <= 1:
-        return [joust(a, b, max_cycles=max_cycles) for a, b in pairs]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda pair: joust(*pair, max_cycles=max_cycles), pairs))
+    return list(play_pairs(pairs, jobs=jobs, max_cycles=max_cycles))
 
 
 def joust_many(

@@ -112,7 +112,7 @@ def test_urls_refused(ngircd: Ngircd, tmp_path) -> None:
             ]:
                 ann.say(nick, f"!bfjoust-test x {code}")
                 assert answer in await ann.reply(nick), code
-            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
+            assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0
 
     run(scenario())
 

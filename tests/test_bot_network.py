@@ -59,7 +59,7 @@ def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
             text = await alice.reply(hillbot.client.nick, timeout=30)
             assert text.startswith("alice.margins3: points ")
             assert "rank " in text and "/47" in text and "pushed off seed." in text
-            standings = await asyncio.to_thread(hill.standings)
+            standings = await asyncio.to_thread(hill.queries.standings)
             assert standings.find("alice.margins3") is not None
             # during a joust the bot keeps answering: the event loop is free
             served.clear()
@@ -116,7 +116,7 @@ def test_long_replies_are_split_to_fit_512_bytes(ngircd: Ngircd, tmp_path) -> No
     hill = Hill(settings.hill)
     for name in ("a" * 48, "b" * 48, "c" * 48, "d" * 48, "e" * 48):
         hill.challenge("x" * 32, name, RUSH.encode())
-    expected = top_line(hill.standings(), url)
+    expected = top_line(hill.queries.standings(), url)
     assert len(expected.encode()) > 1200
 
     async def scenario() -> None:

@@ -32,7 +32,7 @@ def start_hill(data: Path) -> list[str]:
     hill = Hill(HillSettings(data_dir=data))
     for path in OPPONENTS:
         hill.challenge("seed", Path(path).stem.replace(".", "_"), warrior_path(path).read_bytes())
-    names = [e.program.full_name for e in hill.standings().entries]
+    names = [e.program.full_name for e in hill.queries.standings().entries]
     hill.close()
     return names
 
@@ -65,7 +65,7 @@ def submit(data: Path, crash_at: str | None = None) -> subprocess.Popen[bytes]:
 def check_consistent(data: Path, old: list[str]) -> bool:
     """Reopen the hill; return whether the submission landed."""
     hill = Hill(HillSettings(data_dir=data))
-    names = [e.program.full_name for e in hill.standings().entries]
+    names = [e.program.full_name for e in hill.queries.standings().entries]
     with hill.db.session() as session:
         rows = session.scalars(select(Program).where(Program.status == "hill"))
         on_hill = {p.full_name for p in rows}
@@ -74,10 +74,10 @@ def check_consistent(data: Path, old: list[str]) -> bool:
     landed = "crasher.poke" in names
     assert sorted(names) == sorted([*old, "crasher.poke"] if landed else old)
     # git is back in line: its last commit records the last event, with the same programs
-    assert latest is not None and hill.history.recorded_event() == latest.id
-    files = {b.path for b in hill.history.repo.head.commit.tree.blobs}
+    assert latest is not None and hill.repository.recorded_event() == latest.id
+    files = {b.path for b in hill.repository.repo.head.commit.tree.blobs}
     assert files == {f"{n}.bfjoust" for n in names} | {"report.txt"}
-    assert not hill.history.repo.is_dirty(untracked_files=True)
+    assert not hill.repository.repo.is_dirty(untracked_files=True)
     hill.close()
     return landed
 
@@ -105,7 +105,7 @@ def test_kill_at_moments_spread_over_a_submission(tmp_path: Path) -> None:
     for fraction in (0.15, 0.3, 0.45, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, 1.1):
         # take it off again so that every kill hits a real submission
         hill = Hill(HillSettings(data_dir=data))
-        if hill.standings().find("crasher.poke"):
+        if hill.queries.standings().find("crasher.poke"):
             hill.withdraw("crasher", "poke")
         hill.close()
         process = submit(data)

@@ -45,12 +45,12 @@ def test_standings_are_the_json_report_with_ages(served: Server) -> None:
     data = reply.json()
     ages = {p["full_name"]: p["age"] for p in data["programs"]}
     changes = {p["full_name"]: p["change"] for p in data["programs"]}
-    expected = json_report(hill.standings(), hill.history.head())
+    expected = json_report(hill.queries.standings(), hill.repository.head())
     programs = [{k: p[k] for k in expected["programs"][0]} for p in data.pop("programs")]
     assert programs == expected.pop("programs")
     assert {k: data[k] for k in expected} == expected
     assert data["size"] == 47 and data["ranking_method"] == "markov"
-    assert data["event"]["id"] == hill.latest_state()[0]
+    assert data["event"]["id"] == hill.queries.latest_state()[0]
     # the i-th program submitted has survived the 46 - i challenges after it
     order = [f"esohill.{name}" for name, _ in reference_programs()]
     assert [ages[name] for name in order] == list(range(46, -1, -1))
@@ -60,7 +60,7 @@ def test_standings_are_the_json_report_with_ages(served: Server) -> None:
 
 def test_matrix_margins(served: Server) -> None:
     data = get(f"{served.url}/api/matrix").json()
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     assert data["programs"] == [e.program.full_name for e in standings.entries]
     margins = np.array(data["margins"])
     assert margins.shape == (47, 47)
@@ -75,7 +75,7 @@ def test_matrix_margins(served: Server) -> None:
 
 
 def test_breakdown_of_a_program(served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     name = standings.entries[3].program.full_name
     data = get(f"{served.url}/api/breakdown/{quote(name)}").json()
     assert data["program"] == name and data["rank"] == 4
@@ -96,7 +96,7 @@ def test_breakdown_of_a_program(served: Server) -> None:
 
 
 def test_pair_breakdown(served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     a, b = standings.entries[0].program.full_name, standings.entries[1].program.full_name
     data = get(f"{served.url}/api/breakdown/{quote(a)}/{quote(b)}").json()
     assert (data["left"], data["right"]) == (a, b)
@@ -115,7 +115,7 @@ def decode(field: str, dtype: str) -> np.ndarray:
 
 
 def test_trace_is_the_engines_and_matches_the_score(served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     left, right = standings.entries[2].program, standings.entries[7].program
     codes = dict(reference_programs())
     expected = engine.trace(
@@ -143,14 +143,14 @@ def test_history_and_series(served: Server) -> None:
     changes = data["changes"]
     assert len(changes) == 47
     assert [c["id"] for c in changes] == sorted((c["id"] for c in changes), reverse=True)
-    commits = [c.hexsha for c in served.hill.history.log()]  # newest first
+    commits = [c.hexsha for c in served.hill.repository.log()]  # newest first
     assert [c["commit"] for c in changes] == commits
     first = changes[-1]
     assert first["kind"] == "join" and first["size"] == 1
     name = first["program"]
     series = get(f"{served.url}/api/history/{quote(name)}").json()
     assert len(series["points"]) == 47
-    assert series["points"][-1]["rank"] == served.hill.standings().find(name).rank
+    assert series["points"][-1]["rank"] == served.hill.queries.standings().find(name).rank
     assert get(f"{served.url}/api/history/nobody.nothing").status == 404
 
 
@@ -169,7 +169,7 @@ def test_history_says_who_replaced_whom(tmp_path: Path) -> None:
             ("join", "esohill.idle", None),
             ("join", "esohill.rush", None),
         ]
-        assert [c["commit"] for c in changes] == [c.hexsha for c in hill.history.log()]
+        assert [c["commit"] for c in changes] == [c.hexsha for c in hill.repository.log()]
         page = get(f"{server.url}/history").text
         assert '>bob.rush</a> replaces <a class="displaced" href="/history/esohill.idle">' in page
         # the program keeps its chart across versions
@@ -186,7 +186,7 @@ def test_past_states(served: Server) -> None:
     past = get(f"{served.url}/api/standings?event={third['id']}").json()
     assert past["size"] == 3 and past["event"]["id"] == third["id"]
     assert past["commit"] == third["commit"]
-    expected = served.hill.event_standings(third["id"])
+    expected = served.hill.queries.standings_at(third["id"])
     assert [p["full_name"] for p in past["programs"]] == [
         e.program.full_name for e in expected.entries
     ]
@@ -301,12 +301,12 @@ def test_pages_follow_the_hill_and_never_mix_states(tmp_path: Path) -> None:
         writer.join()
         seen.append(get(f"{server.url}/api/standings").json())
         for data in seen:
-            stored = hill.event_standings(data["event"]["id"])
+            stored = hill.queries.standings_at(data["event"]["id"])
             assert [p["full_name"] for p in data["programs"]] == [
                 e.program.full_name for e in stored.entries
             ]
             assert data["size"] == data["event"]["size"] == stored.size
-        assert seen[-1]["size"] == 9 and seen[-1]["event"]["id"] == hill.latest_state()[0]
+        assert seen[-1]["size"] == 9 and seen[-1]["event"]["id"] == hill.queries.latest_state()[0]
         assert len({d["event"]["id"] for d in seen}) >= 2
         # the old state is still there, unchanged
         again = get(f"{server.url}/api/standings?event={before['event']['id']}").json()

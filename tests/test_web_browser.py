@@ -61,7 +61,7 @@ def signed(value: int) -> str:
 
 
 def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     load(browser, served.url + "/")
     rows = css(browser, "#standings tbody tr")
     assert len(rows) == 47
@@ -77,7 +77,7 @@ def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> N
     assert "★" in css(browser, "#standings th.ranking")[0].text
     link = cells[2].find_element(By.CSS_SELECTOR, "a.source")
     assert link.get_attribute("href").endswith(
-        f"/source/{quote(top.program.full_name)}?event={served.hill.latest_state()[0]}"
+        f"/source/{quote(top.program.full_name)}?event={served.hill.queries.latest_state()[0]}"
     )
     assert console_errors(browser) == []
 
@@ -114,11 +114,11 @@ def test_sorting_by_a_column(browser: webdriver.Chrome, served: Server) -> None:
     header(browser, "RANK").find_element(By.TAG_NAME, "button").click()
     assert [int(v) for v in column(browser, 0)] == list(range(1, 48))
     # points order is not rank order on this hill, so the sort did something
-    assert values != [e.points for e in served.hill.standings().entries]
+    assert values != [e.points for e in served.hill.queries.standings().entries]
 
 
 def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     load(browser, served.url + "/matrix")
     a, b = 2, 6  # rows and columns in rank order
     cell = css(browser, "#matrix tbody tr")[a].find_elements(By.CSS_SELECTOR, "td")[b]
@@ -144,7 +144,7 @@ def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server
 def test_the_battle_viewer_plays_the_engines_battle(
     browser: webdriver.Chrome, served: Server
 ) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     a, b, tape, polarity = 0, 1, 12, "kettle"
     left, right = standings.entries[a].program, standings.entries[b].program
     codes = dict(reference_programs())
@@ -213,7 +213,7 @@ def test_the_battle_viewer_plays_the_engines_battle(
 
 def longest_battle(served: Server) -> tuple[str, str, int, str, engine.Trace]:
     """A battle of this hill that runs to the cycle limit, found with the engine."""
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     codes = dict(reference_programs())
     for a, b, i in zip(*np.nonzero(standings.outcomes == 0), strict=True):
         if a < b:
@@ -263,7 +263,7 @@ def test_history_opens_past_states_and_charts(browser: webdriver.Chrome, served:
 
 
 def pages(served: Server) -> dict[str, str]:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     top, second = (quote(e.program.full_name) for e in standings.entries[:2])
     return {
         "standings": "/",

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from hill import engine
+from hill.queries import HillEvent
 from hill.reports import json_report
-from hill.web.state import Change, History, Snapshot
+from hill.web.state import Snapshot, Timeline
 
 TAPES = list(engine.TAPE_LENGTHS)
 
@@ -24,7 +25,7 @@ def iso(time: dt.datetime) -> str:
     return time.isoformat(timespec="seconds") + "Z"
 
 
-def event(change: Change | None) -> dict[str, Any] | None:
+def event(change: HillEvent | None) -> dict[str, Any] | None:
     if change is None:
         return None
     return {
@@ -138,12 +139,12 @@ def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> d
     }
 
 
-def history(hist: History) -> dict[str, Any]:
+def history(hist: Timeline) -> dict[str, Any]:
     """Every change of the hill, newest first."""
     return {"changes": [event(c) for c in reversed(hist.changes)]}
 
 
-def series(hist: History, full_name: str) -> dict[str, Any]:
+def series(hist: Timeline, full_name: str) -> dict[str, Any]:
     """A program's rank and score (by the ranking method of each state) over time."""
     return {
         "program": full_name,

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from hill.config import Settings, WebSettings
 from hill.logs import configure_logging
-from hill.service import Hill
+from hill.queries import HillQueries
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.views import json_response, routes
@@ -63,18 +63,18 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
     response.headers.update(SECURITY_HEADERS)
 
 
-def create_app(hill: Hill, settings: WebSettings) -> web.Application:
+def create_app(queries: HillQueries, settings: WebSettings) -> web.Application:
     app = web.Application(middlewares=[errors])
-    app[READER] = HillReader(hill)
+    app[READER] = HillReader(queries)
     app.add_routes(routes)
     app.on_response_prepare.append(security_headers)
     return app
 
 
-async def start_web(hill: Hill, settings: WebSettings) -> web.AppRunner:
+async def start_web(queries: HillQueries, settings: WebSettings) -> web.AppRunner:
     """Serve on settings.bind:settings.port on the running loop; the caller
     does `await runner.cleanup()`."""
-    runner = web.AppRunner(create_app(hill, settings))
+    runner = web.AppRunner(create_app(queries, settings))
     await runner.setup()
     await web.TCPSite(runner, settings.bind, settings.port).start()
     log.info("web report on %s", settings.url)
@@ -82,16 +82,17 @@ async def start_web(hill: Hill, settings: WebSettings) -> web.AppRunner:
 
 
 def run_web(settings: Settings) -> None:
-    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM."""
+    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It only
+    reads: HillError if the hill's database is missing or of another schema."""
     configure_logging()
-    hill = Hill(settings.hill)
+    queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
         web.run_app(
-            create_app(hill, settings.web),
+            create_app(queries, settings.web),
             host=settings.web.bind,
             port=settings.web.port,
             print=None,
         )
     finally:
-        hill.close()
+        queries.close()
