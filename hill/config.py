@@ -27,6 +27,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class HillSettings:
+    """[hill]: the hill itself and where its data lives."""
+
     size: int = 47  # programs the hill holds
     ranking: str = "markov"  # the scoring method that ranks (see SCORING.md)
     data_dir: Path = Path("var")  # hill.sqlite3 and the git repository hill-repo/
@@ -37,6 +39,8 @@ class HillSettings:
 
 @dataclass(frozen=True)
 class IrcSettings:
+    """[irc]: the bot's network, identity, commands and limits."""
+
     server: str = "127.0.0.1"
     port: int = 6667
     tls: bool = False
@@ -63,6 +67,8 @@ class IrcSettings:
 
 @dataclass(frozen=True)
 class WebSettings:
+    """[web]: where the web report is served, and the URL players are given."""
+
     enabled: bool = True
     bind: str = "127.0.0.1"
     port: int = 8080
@@ -77,6 +83,8 @@ class WebSettings:
 
 @dataclass(frozen=True)
 class Settings:
+    """The whole configuration file, a section each."""
+
     hill: HillSettings = field(default_factory=HillSettings)
     irc: IrcSettings = field(default_factory=IrcSettings)
     web: WebSettings = field(default_factory=WebSettings)

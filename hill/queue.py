@@ -25,10 +25,6 @@ class JobQueue(Generic[T]):
         self._jobs: asyncio.Queue[tuple[Callable[[], T], asyncio.Future[T]]] = asyncio.Queue(size)
         self._worker: asyncio.Task[None] | None = None
 
-    @property
-    def waiting(self) -> int:
-        return self._jobs.qsize()
-
     def submit(self, job: Callable[[], T]) -> asyncio.Future[T]:
         """Queue a job; its future resolves to the job's result or error.
         Raises QueueFull (at once) when the queue is full."""

@@ -65,12 +65,16 @@ ARRIVALS = frozenset({EventKind.JOIN, EventKind.CHALLENGE, EventKind.UPDATE})
 
 
 class ProgramStatus(StrEnum):
+    """Where a program is."""
+
     HILL = "hill"  # on the hill now
     LEFT = "left"  # was on the hill
     TEST = "test"  # only tested
 
 
 class LeaveReason(StrEnum):
+    """Why a program left the hill."""
+
     PUSHED_OFF = "pushed off"
     UPDATED = "updated"
     WITHDRAWN = "withdrawn"
@@ -89,6 +93,8 @@ def _strings(enum: type[StrEnum], length: int) -> Enum:
 
 
 class Base(DeclarativeBase):
+    """The models' base: Python types to SQL types."""
+
     type_annotation_map: ClassVar = {dt.datetime: DateTime(), dict[str, Any]: JSON}
 
 

@@ -330,22 +330,6 @@ def test_an_empty_hill_has_pages(tmp_path: Path) -> None:
         hill.close()
 
 
-def test_rendering_time(served: Server) -> None:
-    """Printed, not asserted: a fresh server (empty caches) on the 47-program
-    hill; the first page builds the state's cache."""
-    fresh = Server(served.hill)
-    try:
-        for path in ("/", "/matrix", "/api/standings", "/api/matrix"):
-            times = []
-            for _ in range(5):
-                start = time.perf_counter()
-                assert get(fresh.url + path).status == 200
-                times.append(time.perf_counter() - start)
-            print(f"{path}: first {times[0] * 1000:.0f} ms, then {min(times[1:]) * 1000:.0f} ms")
-    finally:
-        fresh.stop()
-
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
