@@ -126,7 +126,7 @@ def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server
     left, right = standings.entries[a].program.full_name, standings.entries[b].program.full_name
     ActionChains(browser).move_to_element(cell).perform()
     info = css(browser, "#matrix-info")[0].text
-    assert f"{left} vs {right}" in info
+    assert f"{left} vs {right}" in info and info.endswith("click for the 42 battles")
     assert cell.get_attribute("class").startswith("w" if margin > 0 else "l" if margin else "t")
     cell.find_element(By.TAG_NAME, "a").click()
     WebDriverWait(browser, 10).until(lambda d: "/vs/" in d.current_url)

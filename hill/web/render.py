@@ -54,6 +54,7 @@ env.filters.update(
     when=when, signed=signed, shade=shade, outcome=outcome_word, symbol=outcome_symbol
 )
 env.globals["chart"] = line_chart
+env.globals["battles"] = engine.BATTLES  # of a joust
 
 
 def render(
