@@ -136,10 +136,6 @@ class JoustResult:
     def kettle(self) -> tuple[int, ...]:
         return self.outcomes[len(TAPE_LENGTHS) :]
 
-    def swapped(self) -> JoustResult:
-        """The same joust seen from the right program's side."""
-        return JoustResult(tuple(-o for o in self.outcomes), self.cycles, self.game_cycles)
-
     def __str__(self) -> str:
         return classic_line(self.outcomes)
 
