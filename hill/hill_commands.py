@@ -17,6 +17,7 @@ from hill.errors import HillError
 from hill.queries import HillQueries
 from hill.reports import breakdown, json_report, text_report
 from hill.service import Hill
+from hill.storage import NotReady
 
 
 class CommandError(Exception):
@@ -57,7 +58,9 @@ def open_queries(args: argparse.Namespace) -> HillQueries:
     settings = hill_settings(args)
     try:
         return HillQueries.open(settings.data_dir, settings.ranking)
-    except HillError:
+    except NotReady as error:
+        if not error.upgradable:
+            raise
         Hill(settings).close()
         return HillQueries.open(settings.data_dir, settings.ranking)
 

@@ -169,6 +169,15 @@ class Event(Base):
     commit: Mapped[str | None] = mapped_column(String(40))
 
 
+class NotReady(HillError):
+    """A database readers cannot read yet: missing, or of an older schema
+    (the writer makes and upgrades it), or of a newer one (`upgradable` False)."""
+
+    def __init__(self, message: str, *, upgradable: bool = True) -> None:
+        super().__init__(message)
+        self.upgradable = upgradable
+
+
 def _migrations_config(engine: Engine | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(resources.files("migrations")))
@@ -181,6 +190,12 @@ def schema_revision() -> str:
     head = ScriptDirectory.from_config(_migrations_config()).get_current_head()
     assert head is not None
     return head
+
+
+def _known(revision: str) -> bool:
+    """Whether this code has the migration `revision` (else the database is newer)."""
+    revisions = ScriptDirectory.from_config(_migrations_config()).walk_revisions()
+    return any(r.revision == revision for r in revisions)
 
 
 class Database:
@@ -201,7 +216,7 @@ class Database:
         """The database at `path` for reading: HillError if there is none
         or its schema is not this code's."""
         if not path.is_file():
-            raise HillError(f"there is no hill database at {path}: `bfjoust hill init` creates it")
+            raise NotReady(f"there is no hill database at {path}: `bfjoust hill init` creates it")
         database = cls(path, writer=False)
         try:
             found, needed = database.revision(), schema_revision()
@@ -210,9 +225,16 @@ class Database:
             raise HillError(f"{path} is not a hill database ({error.orig})") from None
         if found != needed:
             database.close()
-            raise HillError(
+            older = found is None or _known(found)
+            advice = (
+                "start the bot or run `bfjoust hill init` to upgrade it"
+                if older
+                else "it is newer than this version of the hill"
+            )
+            raise NotReady(
                 f"the hill database at {path} has schema {found or 'none'}, this version "
-                f"reads {needed}: start the bot or run `bfjoust hill init` to upgrade it"
+                f"reads {needed}: {advice}",
+                upgradable=older,
             )
         return database
 

@@ -144,6 +144,24 @@ def test_readers_refuse_an_old_or_missing_database_and_change_nothing(data: Path
     assert sorted(p.name for p in data.iterdir()) == ["hill.sqlite3"]  # no git, no lock, no WAL
 
 
+def test_a_database_newer_than_the_code_is_refused_without_harm(data: Path) -> None:
+    database = sqlite3.connect(data / "hill.sqlite3")
+    database.execute("UPDATE alembic_version SET version_num = '9999'")
+    database.commit()
+    database.close()
+    untouched = (data / "hill.sqlite3").read_bytes()
+    with pytest.raises(HillError, match="has schema 9999.*newer than this version"):
+        HillQueries.open(data, "markov")
+    report = subprocess.run(
+        [sys.executable, "-m", "hill", "hill", "--data", str(data), "report"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert report.returncode == 1 and "newer than this version" in report.stderr
+    assert (data / "hill.sqlite3").read_bytes() == untouched
+
+
 def test_the_upgrade_can_be_undone(data: Path) -> None:
     expected = old_jousts(data / "hill.sqlite3")
     database = Database(data / "hill.sqlite3")
