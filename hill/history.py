@@ -121,16 +121,6 @@ class HillRepository:
         for name, data in write.items():
             (self.path / name).write_bytes(data)
         crash_point("files-written")
-        # git's own date format: seconds since the epoch and the zone
-        date = f"{int(when.replace(tzinfo=dt.UTC).timestamp())} +0000"
-        identity = {
-            "GIT_AUTHOR_NAME": author,
-            "GIT_AUTHOR_EMAIL": f"{author}@bfjoust.invalid",
-            "GIT_AUTHOR_DATE": date,
-            "GIT_COMMITTER_NAME": COMMITTER[0],
-            "GIT_COMMITTER_EMAIL": COMMITTER[1],
-            "GIT_COMMITTER_DATE": date,
-        }
         self._git("add", "--all")
         self._git(
             "commit",
@@ -139,7 +129,7 @@ class HillRepository:
             "--cleanup=verbatim",
             "--message",
             f"{message}\n\nHill-Event: {event_id}\n",
-            env=identity,
+            env=_identity(author, when),
         )
         return self._git("rev-parse", "HEAD")
 
@@ -162,6 +152,20 @@ class HillRepository:
         if not self.repo.head.is_valid():
             return []
         return list(self.repo.iter_commits(max_count=limit))
+
+
+def _identity(author: str, when: dt.datetime) -> dict[str, str]:
+    """Who made a commit, and when (naive UTC), as git's environment."""
+    # git's own date format: seconds since the epoch and the zone
+    date = f"{int(when.replace(tzinfo=dt.UTC).timestamp())} +0000"
+    return {
+        "GIT_AUTHOR_NAME": author,
+        "GIT_AUTHOR_EMAIL": f"{author}@bfjoust.invalid",
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_NAME": COMMITTER[0],
+        "GIT_COMMITTER_EMAIL": COMMITTER[1],
+        "GIT_COMMITTER_DATE": date,
+    }
 
 
 def _lock_files(git_dir: Path) -> list[Path]:
