@@ -27,7 +27,7 @@ PAGES = ("/", "/matrix", "/history", "/api/standings", "/api/matrix")
 
 
 async def measure(hill: Hill) -> None:
-    runner = await start_web(hill.queries, WebSettings(bind="127.0.0.1", port=0))
+    runner = await start_web(hill.queries, hill.settings, WebSettings(bind="127.0.0.1", port=0))
     host, port = runner.addresses[0][:2]
     try:
         async with aiohttp.ClientSession() as client:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +39,7 @@ from hill.storage import (
     utcnow,
 )
 
-__all__ = ["Hill", "HillError", "Report"]
+__all__ = ["Hill", "HillError", "Record", "Report", "check_program"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,23 @@ class Report:
     standings: Standings
     changed: bool
     program: str | None = None
+    kind: EventKind | None = None  # the event's
+
+
+# Called inside the transaction of a hill change, with its report: what it
+# writes in the session commits with the change, or not at all (the bot marks
+# the player's request done this way, so that a crash never plays it twice).
+Record = Callable[[Session, Report], None]
+
+
+def check_program(code: bytes, max_bytes: int) -> engine.Program:
+    """The compiled program; HillError if it is too large or malformed."""
+    if len(code) > max_bytes:
+        raise HillError(f"program too large: {len(code)} bytes, the limit is {max_bytes}")
+    try:
+        return engine.compile_program(code)
+    except engine.ParseError as error:
+        raise HillError(f"parse error at {error}") from None
 
 
 class HillLock:
@@ -102,9 +119,19 @@ class Hill:
     def close(self) -> None:
         self.db.close()
 
-    def challenge(self, owner: str, name: str, code: bytes, *, test_only: bool = False) -> Report:
+    def challenge(
+        self,
+        owner: str,
+        name: str,
+        code: bytes,
+        *,
+        test_only: bool = False,
+        record: Record | None = None,
+    ) -> Report:
         """Put a program on the hill (or, test_only, see where it would rank)."""
-        program_hash = self._admit(owner, name, code)
+        names.check(owner, name)
+        program = check_program(code, self.settings.max_program_bytes)
+        program_hash = self.arena.add(program)
         full_name = names.full_name(owner, name)
         with self.lock.held():
             with self.db.session() as session:
@@ -128,23 +155,27 @@ class Hill:
                 event = self._add_event(
                     session, plan.kind, owner, summary, standings, row.id, displaced
                 )
+                report = Report(summary, standings, not test_only, full_name, plan.kind)
+                if record is not None:
+                    record(session, report)
             crash_point("stored")
             if not test_only:
                 left = plan.displaced.program.full_name if plan.displaced else None
                 self._record(event, previous_id, standings, (full_name, code), left)
-        return Report(summary, standings, changed=not test_only, program=full_name)
+        return report
 
-    def withdraw(self, owner: str, name: str) -> Report:
+    def withdraw(self, owner: str, name: str, *, record: Record | None = None) -> Report:
         """An owner takes their own program off the hill."""
         names.check(owner, name)
         full_name = names.full_name(owner, name)
-        return self._take_off(full_name, owner, EventKind.WITHDRAW, LeaveReason.WITHDRAWN)
+        kind, reason = EventKind.WITHDRAW, LeaveReason.WITHDRAWN
+        return self._take_off(full_name, owner, kind, reason, record)
 
-    def remove(self, full_name: str, actor: str) -> Report:
+    def remove(self, full_name: str, actor: str, *, record: Record | None = None) -> Report:
         """An admin takes any program off the hill."""
-        return self._take_off(full_name, actor, EventKind.REMOVE, LeaveReason.REMOVED)
+        return self._take_off(full_name, actor, EventKind.REMOVE, LeaveReason.REMOVED, record)
 
-    def rescore(self, actor: str, *, rejoust: bool = False) -> Report:
+    def rescore(self, actor: str, *, rejoust: bool = False, record: Record | None = None) -> Report:
         """Recompute the standings from the stored jousts (or replay every joust)."""
         with self.lock.held():
             with self.db.session() as session:
@@ -164,19 +195,11 @@ class Hill:
             with self.db.transaction() as session:
                 arena.store(session, played)
                 event = self._add_event(session, EventKind.RESCORE, actor, summary, standings)
+                report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
+                if record is not None:
+                    record(session, report)
             self._record(event, previous_id, standings)
-        return Report(summary, standings, changed=True)
-
-    def _admit(self, owner: str, name: str, code: bytes) -> str:
-        """Check a submission and compile it; returns its hash."""
-        names.check(owner, name)
-        limit = self.settings.max_program_bytes
-        if len(code) > limit:
-            raise HillError(f"program too large: {len(code)} bytes, the limit is {limit}")
-        try:
-            return self.arena.compile(code)
-        except engine.ParseError as error:
-            raise HillError(f"parse error at {error}") from None
+        return report
 
     def _arrive(
         self,
@@ -199,7 +222,14 @@ class Hill:
             leaving.displaced_by_id = row.id
         return row
 
-    def _take_off(self, full_name: str, actor: str, kind: EventKind, reason: LeaveReason) -> Report:
+    def _take_off(
+        self,
+        full_name: str,
+        actor: str,
+        kind: EventKind,
+        reason: LeaveReason,
+        record: Record | None,
+    ) -> Report:
         with self.lock.held():
             with self.db.transaction() as session:
                 previous_id, current = self.queries.current(session)
@@ -218,8 +248,11 @@ class Hill:
                 event = self._add_event(
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )
+                report = Report(summary, standings, True, full_name, kind)
+                if record is not None:
+                    record(session, report)
             self._record(event, previous_id, standings, left=full_name)
-        return Report(summary, standings, changed=True, program=full_name)
+        return report
 
     def _record(
         self,

@@ -67,7 +67,8 @@ class Server:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         settings = WebSettings(bind="127.0.0.1", port=0)
-        starting = asyncio.run_coroutine_threadsafe(start_web(hill.queries, settings), self.loop)
+        serving = start_web(hill.queries, hill.settings, settings)
+        starting = asyncio.run_coroutine_threadsafe(serving, self.loop)
         self.runner = starting.result(timeout=30)
         host, port = self.runner.addresses[0][:2]
         self.url = f"http://{host}:{port}"

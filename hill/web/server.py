@@ -12,9 +12,13 @@ import logging
 
 from aiohttp import web
 
-from hill.config import Settings, WebSettings
+from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.logs import configure_logging
 from hill.queries import HillQueries
+from hill.requests import RequestBook
+from hill.uploads import UploadLinks
+from hill.web import upload
+from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.views import json_response, routes
@@ -63,18 +67,38 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
     response.headers.update(SECURITY_HEADERS)
 
 
-def create_app(queries: HillQueries, settings: WebSettings) -> web.Application:
+def create_app(
+    queries: HillQueries,
+    hill: HillSettings,
+    settings: WebSettings,
+    *,
+    queue_size: int = IrcSettings.queue_size,
+) -> web.Application:
+    """The application on the hill that `queries` reads; `queue_size` bounds
+    the requests waiting, uploads included (an upload is a request for the
+    bot, written in the request book: the hill itself is only read)."""
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(queries)
+    app[upload.UPLOADS] = upload.Uploads(
+        UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
+    )
     app.add_routes(routes)
+    app.add_routes(upload.routes)
+    app.add_routes(GitHttp(hill.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     return app
 
 
-async def start_web(queries: HillQueries, settings: WebSettings) -> web.AppRunner:
+async def start_web(
+    queries: HillQueries,
+    hill: HillSettings,
+    settings: WebSettings,
+    *,
+    queue_size: int = IrcSettings.queue_size,
+) -> web.AppRunner:
     """Serve on settings.bind:settings.port on the running loop; the caller
     does `await runner.cleanup()`."""
-    runner = web.AppRunner(create_app(queries, settings))
+    runner = web.AppRunner(create_app(queries, hill, settings, queue_size=queue_size))
     await runner.setup()
     await web.TCPSite(runner, settings.bind, settings.port).start()
     log.info("web report on %s", settings.url)
@@ -89,7 +113,7 @@ def run_web(settings: Settings) -> None:
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
         web.run_app(
-            create_app(queries, settings.web),
+            create_app(queries, settings.hill, settings.web, queue_size=settings.irc.queue_size),
             host=settings.web.bind,
             port=settings.web.port,
             print=None,
