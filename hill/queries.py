@@ -1,7 +1,8 @@
 """The hill's read side: queries that answer with plain frozen data, never a
 database row, so the web pages, the bot and the command line hold no
-session.  Readers never change the database: `HillQueries.open` reads one
-that the writer (hill.service) has made, and git is none of their business.
+session.  Readers never change the hill: `HillQueries.open` reads a
+database that the writer (hill.service) has made, and git is none of their
+business.
 """
 
 from __future__ import annotations

@@ -199,8 +199,9 @@ def _known(revision: str) -> bool:
 
 
 class Database:
-    """A hill database file.  The writer upgrades it to the current schema;
-    readers open an existing one (`existing`) and never change it."""
+    """A hill database file.  The hill's writer upgrades it to the current
+    schema; readers open an existing one (`existing`) and never change its
+    schema or the hill."""
 
     def __init__(self, path: Path, *, writer: bool = True) -> None:
         self.path = path
@@ -263,17 +264,19 @@ class Database:
 
 
 def _configure_writer(dbapi_connection: Any, _record: Any) -> None:
+    # WAL: readers (the web report) never block the writer (the one setting
+    # that changes the file, so readers leave it to the writer)
     cursor = dbapi_connection.cursor()
-    # WAL: readers (the web report) never block the writer; FULL: a commit
-    # survives power loss, not only a crash of the process.
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()
     _configure_reader(dbapi_connection, _record)
 
 
 def _configure_reader(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
+    # FULL: a commit (a reader's too: the web report's upload requests)
+    # survives power loss, not only a crash of the process
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.close()

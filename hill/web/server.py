@@ -106,8 +106,10 @@ async def start_web(
 
 
 def run_web(settings: Settings) -> None:
-    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It only
-    reads: HillError if the hill's database is missing or of another schema."""
+    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It reads
+    the hill (no lock, no migration, no git) and writes only the upload
+    requests the bot plays; HillError if the hill's database is missing or
+    of another schema."""
     configure_logging()
     queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
