@@ -309,3 +309,93 @@ def test_every_page_fits_and_runs_cleanly(
                 browser.save_screenshot(str(Path(shots) / f"{size}-{name}.png"))
     finally:
         browser.set_window_size(*SIZES["desktop"])
+
+
+# Where elements are drawn, measured against the viewport and the box that
+# clips them (a table scrolls sideways inside its own box).
+BOXES = """
+const clip = (el) => {
+  const box = el.closest('.scroll');
+  const right = box ? box.getBoundingClientRect().right : window.innerWidth;
+  return Math.min(right, window.innerWidth);
+};
+const inView = (el) => {
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.left >= 0 && r.right <= clip(el) + 0.5;
+};
+"""
+
+
+def in_view(driver: webdriver.Chrome, selector: str) -> list[bool]:
+    """For each element the selector finds: drawn wholly within what can be
+    seen without scrolling sideways."""
+    return driver.execute_script(
+        BOXES + "return Array.from(document.querySelectorAll(arguments[0]), inView);", selector
+    )
+
+
+def shown(driver: webdriver.Chrome, selector: str) -> bool:
+    return driver.execute_script(
+        "const el = document.querySelector(arguments[0]);"
+        "return el !== null && el.getBoundingClientRect().height > 0;",
+        selector,
+    )
+
+
+@pytest.fixture
+def phone(browser: webdriver.Chrome) -> Iterator[webdriver.Chrome]:
+    browser.set_window_size(*SIZES["phone"])
+    assert browser.execute_script("return window.innerWidth") == SIZES["phone"][0]
+    yield browser
+    browser.set_window_size(*SIZES["desktop"])
+
+
+def test_a_phone_shows_the_scores_and_says_the_rest_scrolls(
+    phone: webdriver.Chrome, served: Server
+) -> None:
+    load(phone, served.url + "/")
+    for column in ("td.rank", "td.program a:first-child", "td.net", "td.ranking"):
+        assert all(in_view(phone, f"#standings tbody tr {column}")), column
+    # the other columns are there, beyond the edge, and a hint says so
+    assert not in_view(phone, "#standings tbody tr:first-child td:last-child")[0]
+    assert shown(phone, ".scroll-hint") and all(in_view(phone, ".scroll-hint"))
+    # the hint scrolls the table's own box, never the page
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390
+    # on a desktop, everything fits and there is nothing to hint at
+    phone.set_window_size(*SIZES["desktop"])
+    load(phone, served.url + "/")
+    assert all(in_view(phone, "#standings thead tr:last-child th"))
+    assert not shown(phone, ".scroll-hint")
+
+
+def test_a_phone_shows_whole_names_in_the_matrix(phone: webdriver.Chrome, served: Server) -> None:
+    load(phone, served.url + "/matrix")
+    names = [e.program.full_name for e in served.hill.standings().entries]
+    links = css(phone, "#matrix th.name a")
+    assert [link.text.replace("\n", "") for link in links] == names
+    assert all(in_view(phone, "#matrix th.name a"))
+    # nothing cut: every name's cell holds all of it
+    assert phone.execute_script(
+        "return Array.from(document.querySelectorAll('#matrix tbody th.name'),"
+        " (th) => th.scrollWidth <= th.clientWidth && th.scrollHeight <= th.clientHeight)"
+    ) == [True] * len(names)
+
+
+@pytest.mark.parametrize("tape", [12, 30])
+@pytest.mark.parametrize("size", SIZES)
+def test_the_tape_shows_both_flags(
+    browser: webdriver.Chrome, served: Server, size: str, tape: int
+) -> None:
+    browser.set_window_size(*SIZES[size])
+    try:
+        load(browser, f"{served.url}/battle?tape={tape}&polarity=kettle")
+        WebDriverWait(browser, 20).until(
+            lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready")
+        )
+        cells = css(browser, "#tape .c")
+        assert len(cells) == tape
+        flags = in_view(browser, "#tape .c.flag")
+        assert flags == [True, True], (size, tape)
+        assert all(in_view(browser, "#tape .c"))  # and every cell between
+    finally:
+        browser.set_window_size(*SIZES["desktop"])
