@@ -4,14 +4,8 @@ consistency while the hill changes."""
 from __future__ import annotations
 
 import base64
-import gzip
 import html
-import json
 import re
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.parse
@@ -21,6 +15,7 @@ import numpy as np
 import pytest
 from webhill import (
     Server,
+    WebProcess,
     battle_query,
     build_hill,
     fetch_battle,
@@ -161,8 +156,8 @@ def test_a_long_battle_comes_in_pieces_gzipped(served: Server) -> None:
     # sent gzipped to those who take it, the same data
     zipped = get(url, {"Accept-Encoding": "gzip"})
     assert zipped.headers["Content-Encoding"] == "gzip"
-    assert json.loads(gzip.decompress(zipped.body)) == battle.pieces[0]
-    print(f"{expected.cycles} cycles: the first piece is {len(zipped.body) / 1000:.1f} KB gzipped")
+    assert zipped.json() == battle.pieces[0]
+    print(f"{expected.cycles} cycles: the first piece is {len(zipped.raw) / 1000:.1f} KB gzipped")
     # a cycle past the end is no piece; the piece holding cycle 54321 starts at 50000
     assert get(f"{url}&from=100001").status == 404
     assert get(f"{url}&from=54321").json()["from"] == 50000
@@ -419,33 +414,14 @@ def test_rendering_time(served: Server) -> None:
         fresh.stop()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_bfjoust_web_serves_another_process_hill_until_sigterm(tmp_path: Path) -> None:
     programs = reference_programs()
     hill = build_hill(tmp_path / "var", programs[:2])
-    port = free_port()
-    config = tmp_path / "hill.toml"
-    config.write_text(f'[hill]\ndata_dir = "var"\n\n[web]\nport = {port}\n')
-    command = [sys.executable, "-m", "hill", "web", "--config", str(config)]
-    web = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    web = WebProcess(tmp_path)
     try:
-        url = f"http://127.0.0.1:{port}/"
-        assert url in web.stdout.readline()
-        for _ in range(100):
-            try:
-                reply = get(url + "api/standings")
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert reply.json()["size"] == 2
+        assert get(f"{web.url}/api/standings").json()["size"] == 2
         hill.challenge("esohill", *programs[2])  # this process is the bot
-        assert get(url + "api/standings").json()["size"] == 3
+        assert get(f"{web.url}/api/standings").json()["size"] == 3
     finally:
-        web.send_signal(signal.SIGTERM)
-        assert web.wait(timeout=20) == 0, web.stderr.read()
+        assert web.stop() == 0, web.log()
         hill.close()

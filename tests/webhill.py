@@ -10,10 +10,15 @@ from __future__ import annotations
 import asyncio
 import atexit
 import base64
+import gzip
 import json
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -27,6 +32,7 @@ from conftest import REFERENCE, warrior_path
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from bot.ircd import free_port, listening
 from hill import engine
 from hill.config import HillSettings, WebSettings
 from hill.hill_commands import default_name
@@ -86,11 +92,61 @@ class Server:
         self.loop.close()
 
 
+class WebProcess:
+    """`bfjoust web` serving the hill in folder/var from a process of its
+    own (as beside a bot), its log in folder/web.log; `stop()` ends it."""
+
+    def __init__(self, folder: Path, web_settings: str = "") -> None:
+        port = free_port()
+        config = folder / "hill.toml"
+        config.write_text(f'[hill]\ndata_dir = "var"\n\n[web]\nport = {port}\n{web_settings}')
+        self.log_path = folder / "web.log"
+        with self.log_path.open("w") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "hill", "web", "--config", str(config)],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
+        self.url = f"http://127.0.0.1:{port}"
+        assert self.process.stdout is not None
+        assert f"{self.url}/" in self.process.stdout.readline()
+        for _ in range(100):
+            if listening("127.0.0.1", port):
+                break
+            time.sleep(0.1)
+
+    def rss(self) -> int:
+        """The process's resident memory, in bytes."""
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(status.split("VmRSS:")[1].split()[0]) * 1024
+
+    def log(self) -> str:
+        return self.log_path.read_text()
+
+    def stop(self) -> int:
+        """SIGTERM; the exit status."""
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=20)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            assert self.process.stdout is not None
+            self.process.stdout.close()
+
+
 @dataclass
 class Reply:
     status: int
     headers: dict[str, str]
-    body: bytes
+    raw: bytes  # the body as sent (gzipped, if the headers say so)
+
+    @property
+    def body(self) -> bytes:
+        """The body, unzipped as a browser would."""
+        zipped = self.headers.get("Content-Encoding") == "gzip"
+        return gzip.decompress(self.raw) if zipped else self.raw
 
     @property
     def text(self) -> str:
