@@ -67,7 +67,7 @@ class WebSettings:
     port: int = 8080
     public_url: str = ""  # the URL players are given; default http://bind:port/
     trace_workers: int = 2  # battles traced at once for the viewer
-    trace_queue: int = 8  # battles waiting to be traced; more are answered 503
+    trace_queue: int = 16  # battles waiting to be traced; more are answered 503
     trace_cache_mb: int = 32  # traced battles kept (compressed), in MB
 
     @property

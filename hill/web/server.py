@@ -90,11 +90,12 @@ def create_app(hill: Hill, settings: WebSettings) -> web.Application:
     )
     app.add_routes(routes)
     app.on_response_prepare.append(security_headers)
-    app.on_cleanup.append(_close_traces)
+    app.on_cleanup.append(_close_threads)
     return app
 
 
-async def _close_traces(app: web.Application) -> None:
+async def _close_threads(app: web.Application) -> None:
+    app[READER].close()
     app[TRACES].close()
 
 

@@ -14,6 +14,7 @@ import bisect
 import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
@@ -27,6 +28,7 @@ from hill.standings import Entry, Standings
 CHALLENGES = ("join", "challenge", "update")
 
 T = TypeVar("T")
+READ_THREADS = 2
 
 
 class NotFound(LookupError):
@@ -172,9 +174,15 @@ class HillReader:
         self._snapshots = _Cache(16)
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
+        # threads of its own: a flood of page requests never holds up the
+        # bot's reads, which share the event loop's default threads
+        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="web-read")
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
 
     async def history(self) -> History:
         """Every change up to the current state (rebuilt when the hill changes)."""

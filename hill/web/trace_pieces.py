@@ -66,15 +66,16 @@ def piece_count(cycles: int) -> int:
     return -(-(cycles + 1) // PIECE_STATES)
 
 
-def piece(battle: engine.Trace, index: int) -> dict[str, Any]:
-    """Piece `index` of the battle (see the module's docstring)."""
+def piece(battle: engine.Trace, index: int, whole: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Piece `index` of the battle (see the module's docstring); `whole` is
+    about(battle), when already known."""
     start = index * PIECE_STATES
     end = min(start + PIECE_STATES, battle.cycles + 1)
     tapes = battle.tapes[start:end]
     changed = tapes[1:] != tapes[:-1]
     rows, cells = np.nonzero(changed)
     data = {
-        **about(battle),
+        **(whole or about(battle)),
         "from": start,
         "count": end - start,
         "tape": _base64(tapes[0], "u1"),
@@ -106,9 +107,12 @@ def overview(battle: engine.Trace) -> dict[str, Any]:
 def gzipped_pieces(battle: engine.Trace) -> tuple[bytes, ...]:
     """Every piece as gzipped JSON, ready to send (mtime 0: the same battle
     always gives the same bytes)."""
+    whole = about(battle)
     return tuple(
         gzip.compress(
-            json.dumps(piece(battle, i), separators=(",", ":")).encode(), compresslevel=6, mtime=0
+            json.dumps(piece(battle, i, whole), separators=(",", ":")).encode(),
+            compresslevel=6,
+            mtime=0,
         )
         for i in range(piece_count(battle.cycles))
     )

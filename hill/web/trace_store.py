@@ -60,14 +60,14 @@ BattleKey = tuple[bytes, bytes, int, str]  # both programs' sha256, tape length,
 class TraceStore:
     """The viewer's battles: `piece()` of two stored programs' battle."""
 
-    retry_after = 2  # seconds
+    retry_after = 1  # seconds
 
     def __init__(
         self,
         read_code: Callable[[int], bytes],
         *,
         workers: int = 2,
-        queue: int = 8,
+        queue: int = 16,
         cache_bytes: int = 32 << 20,
     ) -> None:
         self._read_code = read_code  # a program's code by id (blocking)
@@ -97,7 +97,8 @@ class TraceStore:
     async def _digest(self, program_id: int) -> bytes:
         digest = self._digests.get(program_id)
         if digest is None:
-            code = await asyncio.to_thread(self._read_code, program_id)
+            loop = asyncio.get_running_loop()
+            code = await loop.run_in_executor(self._executor, self._read_code, program_id)
             digest = hashlib.sha256(code).digest()
             self._digests[program_id] = digest
         return digest
