@@ -17,6 +17,7 @@ from aiohttp import web
 from hill.config import Settings, WebSettings
 from hill.logs import configure_logging
 from hill.service import Hill
+from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
 from hill.web.state import READER, HillReader, NotFound
@@ -89,6 +90,7 @@ def create_app(hill: Hill, settings: WebSettings) -> web.Application:
         cache_bytes=settings.trace_cache_mb << 20,
     )
     app.add_routes(routes)
+    app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app
