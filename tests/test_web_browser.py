@@ -245,6 +245,23 @@ def test_a_battle_of_100000_cycles_loads_fast(browser: webdriver.Chrome, served:
         ".filter((e) => e.name.includes('/api/trace')).map((e) => e.name)"
     )
     assert len(fetched) == 2 and fetched[1].endswith("&from=100000"), fetched
+    # seek into a piece not yet there, then step across into the next one
+    browser.execute_script(
+        "const s = document.getElementById('seek'); s.value = 19995;"
+        "s.dispatchEvent(new Event('input'));"
+    )
+    for cycle in (19995, *range(19996, 20006)):
+        if cycle > 19995:
+            browser.find_element(By.ID, "step").click()
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.ID, "viewer").get_attribute("data-loading") is None
+        )
+        assert browser.find_element(By.ID, "cycle").text == str(cycle)
+        assert [v.text for v in css(browser, "#tape .v")] == [
+            signed(v) for v in battle.tapes[cycle]
+        ], cycle
+        markers = [c.text for c in css(browser, "#tape .p.r")]
+        assert markers.index("▲") == battle.right_pointer[cycle]
     assert console_errors(browser) == []
 
 
