@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -109,7 +110,8 @@ class Prober:
     def send(self, *lines: str) -> None:
         self.sock.sendall("".join(f"{line}\r\n" for line in lines).encode())
 
-    def wait_for(self, wanted, timeout: float) -> bool:
+    def wait_for(self, wanted: Callable[[str], bool], timeout: float) -> bool:
+        """Read lines (answering PING) until one is `wanted`; False after `timeout`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             while b"\r\n" in self.buffer:
