@@ -198,6 +198,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--viewers", type=int, default=300)
     parser.add_argument("--battles", type=int, default=84)
+    parser.add_argument("--rounds", type=int, default=1, help="floods one after the other")
     parser.add_argument(
         "--separate-web",
         action="store_true",
@@ -243,14 +244,29 @@ def main() -> None:
             time.sleep(3)  # a baseline
             before = max(sampler.samples)
             calm = list(prober.latencies)
-            started = time.monotonic()
-            viewers = asyncio.run(flood(f"http://127.0.0.1:{web_port}", battles, args.viewers))
-            took = time.monotonic() - started
+            rounds = []
+            for _ in range(args.rounds):
+                started = time.monotonic()
+                viewers = asyncio.run(flood(f"http://127.0.0.1:{web_port}", battles, args.viewers))
+                rounds.append((viewers, time.monotonic() - started))
             time.sleep(3)
             sampler.running = prober.running = False
             for thread in threads:
                 thread.join()
-            report(viewers, took, before, max(sampler.samples), calm, prober)
+            for i, (viewers, took) in enumerate(rounds):
+                print(f"round {i + 1}" + (" (the battles cached)" if i else ""))
+                report(viewers, took)
+            print(
+                f"memory (RSS of the bot, any web process, children): {before >> 20} MB before,"
+                f" peak {max(sampler.samples) >> 20} MB,"
+                f" growth {(max(sampler.samples) - before) >> 20} MB"
+            )
+            during = prober.latencies[len(calm) :]
+            print(
+                f"IRC !bfjoust-rank: {len(during)} answers during and after the flood, slowest"
+                f" {max(during):.2f} s, median {statistics.median(during):.2f} s;"
+                f" unanswered {prober.unanswered}"
+            )
         finally:
             for process in processes:
                 process.terminate()
@@ -258,30 +274,18 @@ def main() -> None:
             ircd.stop()
 
 
-def report(
-    viewers: list[Viewer], took: float, before: int, peak: int, calm: list[float], prober: Prober
-) -> None:
+def report(viewers: list[Viewer], took: float) -> None:
     statuses = [s for v in viewers for s in v.statuses]
     firsts = sorted(v.first_piece for v in viewers if v.first_piece is not None)
     told = sum(1 for v in viewers if 503 in v.statuses)
-    during = prober.latencies[len(calm) :]
     print(
-        f"{len(viewers)} viewers: all answered: {all(v.first_piece is not None for v in viewers)};"
+        f"  {len(viewers)} viewers: all answered: {len(firsts) == len(viewers)};"
         f" {len(statuses)} requests in {took:.1f} s ({statuses.count(200)} x 200,"
         f" {statuses.count(503)} x 503 with Retry-After); {told} viewers were told to retry"
     )
     print(
-        f"first piece: median {statistics.median(firsts):.2f} s, slowest {firsts[-1]:.2f} s;"
+        f"  first piece: median {statistics.median(firsts):.2f} s, slowest {firsts[-1]:.2f} s;"
         f" {sum(v.pieces for v in viewers)} pieces in all"
-    )
-    print(
-        f"memory (RSS of the bot, any web process, children): {before >> 20} MB before,"
-        f" peak {peak >> 20} MB, growth {(peak - before) >> 20} MB"
-    )
-    print(
-        f"IRC !bfjoust-rank: {len(during)} answers during and after the flood, slowest"
-        f" {max(during):.2f} s, median {statistics.median(during):.2f} s;"
-        f" unanswered {prober.unanswered}"
     )
 
 
