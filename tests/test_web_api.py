@@ -217,6 +217,11 @@ def test_past_states(served: Server) -> None:
     ]
     page = get(f"{served.url}/?event={third['id']}")
     assert page.status == 200 and "A past state." in page.text
+    # the way back to the current hill keeps the page, not the state
+    first, second = (quote(p["full_name"]) for p in past["programs"][:2])
+    pair = f"/program/{first}/vs/{second}"
+    page = get(f"{served.url}{pair}?event={third['id']}").text
+    assert f'<a href="{pair}">See the current hill</a>' in page
     latest = changes[0]["id"]
     assert "A past state." not in get(f"{served.url}/matrix?event={latest}").text
 

@@ -79,8 +79,8 @@ def render(
 ) -> web.Response:
     """The template with the page's dict as `data` and its links: `url` in
     the state the page shows, `nav` (the site's menu) in the state it was
-    asked for (`asked`, the ?event= if any), and whether that state is no
-    longer the current one (`past`)."""
+    asked for (`asked`, the ?event= if any), whether that state is no longer
+    the current one (`past`), and this very page in the current state (`now`)."""
     event = data.get("event")
     asked = _asked_state(request)
     router = request.app.router
@@ -91,10 +91,17 @@ def render(
         nav=Urls(router, asked),
         asked=asked,
         past=bool(event) and event["id"] != request.app[READER].latest,
+        now=_in_current_state(request),
     )
     response = web.Response(text=html, content_type="text/html", status=status)
     response.enable_compression()
     return response
+
+
+def _in_current_state(request: web.Request) -> str:
+    """This page's URL without its ?event=."""
+    query = [(k, v) for k, v in request.query.items() if k != "event"]
+    return str(request.rel_url.with_query(query))
 
 
 def _asked_state(request: web.Request) -> int | None:
