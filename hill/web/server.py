@@ -14,9 +14,12 @@ import logging
 
 from aiohttp import web
 
-from hill.config import Settings, WebSettings
+from hill.config import IrcSettings, Settings, WebSettings
 from hill.logs import configure_logging
+from hill.requests import RequestBook
 from hill.service import Hill
+from hill.uploads import UploadLinks
+from hill.web import upload
 from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
@@ -79,7 +82,10 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
     response.headers.update(SECURITY_HEADERS)
 
 
-def create_app(hill: Hill, settings: WebSettings) -> web.Application:
+def create_app(
+    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+) -> web.Application:
+    """The application; `queue_size` bounds the requests waiting, uploads included."""
     quiet_client_errors()
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(hill)
@@ -89,7 +95,11 @@ def create_app(hill: Hill, settings: WebSettings) -> web.Application:
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,
     )
+    app[upload.UPLOADS] = upload.Uploads(
+        UploadLinks(hill.db), RequestBook(hill.db), hill.settings.max_program_bytes, queue_size
+    )
     app.add_routes(routes)
+    app.add_routes(upload.routes)
     app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
@@ -101,10 +111,14 @@ async def _close_threads(app: web.Application) -> None:
     app[TRACES].close()
 
 
-async def start_web(hill: Hill, settings: WebSettings) -> web.AppRunner:
+async def start_web(
+    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+) -> web.AppRunner:
     """Serve on settings.bind:settings.port on the running loop; the caller
     does `await runner.cleanup()`."""
-    runner = web.AppRunner(create_app(hill, settings), access_log_class=AccessLog)
+    runner = web.AppRunner(
+        create_app(hill, settings, queue_size=queue_size), access_log_class=AccessLog
+    )
     await runner.setup()
     await web.TCPSite(runner, settings.bind, settings.port).start()
     log.info("web report on %s", settings.url)
@@ -118,7 +132,7 @@ def run_web(settings: Settings) -> None:
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
         web.run_app(
-            create_app(hill, settings.web),
+            create_app(hill, settings.web, queue_size=settings.irc.queue_size),
             host=settings.web.bind,
             port=settings.web.port,
             print=None,
