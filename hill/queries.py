@@ -93,6 +93,11 @@ class HillQueries:
         """The events that changed the hill, oldest first."""
         return self._read(_events().where(Event.kind.in_(HILL_CHANGES)))
 
+    def has_event(self, event_id: int) -> bool:
+        """Whether event `event_id` exists (a hill change or a test)."""
+        with self.db.session() as session:
+            return session.scalar(select(Event.id).where(Event.id == event_id)) is not None
+
     def program_code(self, program_id: int) -> bytes:
         with self.db.session() as session:
             code = session.scalar(select(Program.code).where(Program.id == program_id))

@@ -4,8 +4,9 @@ The bot may change the hill at any moment (another thread, or another process
 through SQLite), so every view is taken at one event, one hill state, and
 cached under its id: a page never mixes two states, and while the hill does
 not change a request costs one small query.  The reads (hill.queries: plain
-data) block (SQLite, the engine), so they run in a thread.  Nothing here
-writes: the web report works on a database the bot or `bfjoust hill` made.
+data) block (SQLite), so they run in threads.  Nothing here changes the hill:
+the web report reads a database the bot or `bfjoust hill` made.  Battles are
+trace_store.py's.
 """
 
 from __future__ import annotations
@@ -15,19 +16,20 @@ import bisect
 import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill import engine, names
-from hill.arena import ProgramCache
+from hill import names
 from hill.queries import HillEvent, HillQueries
 from hill.standings import Entry, Standings
 from hill.storage import ARRIVALS
 
 T = TypeVar("T")
+READ_THREADS = 2
 
 
 class NotFound(LookupError):
@@ -142,19 +144,23 @@ class _Cache(OrderedDict[Hashable, Any]):
 
 
 class HillReader:
-    """The read side of the web pages: snapshots, history, sources and traces."""
+    """The read side of the web pages: snapshots, history and sources."""
 
     def __init__(self, queries: HillQueries) -> None:
         self.queries = queries
         self._history: tuple[Any, Timeline] | None = None
         self._snapshots = _Cache(16)
-        self._programs = ProgramCache(128)  # compiled, for traces
-        self._traces = _Cache(4)  # up to 4 MB each
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
+        # threads of its own: a flood of page requests never holds up the
+        # bot's reads, which share the event loop's default threads
+        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="web-read")
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
 
     async def history(self) -> Timeline:
         """Every change up to the current state (rebuilt when the hill changes)."""
@@ -177,9 +183,7 @@ class HillReader:
             if state is None:
                 return Snapshot(None, Standings.empty(self.queries.ranking), {})
             event_id = state[0]
-        change = history.find(event_id)
-        if change is None:
-            raise NotFound(f"no hill state {event_id}")
+        change = history.find(event_id) or await self._in_force(history, event_id)
         key = (change.id, change.commit)
         cached = self._snapshots.get_or(key)
         if cached is None:
@@ -189,25 +193,20 @@ class HillReader:
             )
         return cached
 
+    async def _in_force(self, history: Timeline, event_id: int) -> HillEvent:
+        """The state in force at an event that is no change of the hill (a
+        `!bfjoust-test` trial, which takes an event id but changes nothing).
+        Ids are never reused, so those between two changes all exist."""
+        earlier = history.upto(event_id)
+        if not earlier or (earlier[-1] is history.changes[-1] and not await self._exists(event_id)):
+            raise NotFound(f"no hill state {event_id}")
+        return earlier[-1]
+
+    async def _exists(self, event_id: int) -> bool:
+        return await self._run(self.queries.has_event, event_id)
+
     async def code(self, snapshot: Snapshot, full_name: str) -> bytes:
         return await self._run(self.queries.program_code, snapshot.entry(full_name).program.id)
-
-    async def _compiled(self, entry: Entry) -> engine.Program:
-        program = entry.program
-        code_of = lambda _: self.queries.program_code(program.id)  # noqa: E731 - read on a miss
-        return await self._run(self._programs.get, program.code_hash, code_of)
-
-    async def trace(
-        self, snapshot: Snapshot, left: str, right: str, tape: int, polarity: str
-    ) -> engine.Trace:
-        """One battle of two programs of the state, by the engine that scored it."""
-        entries = (snapshot.entry(left), snapshot.entry(right))
-        key = (*(e.program.code_hash for e in entries), tape, polarity)
-        cached = self._traces.get_or(key)
-        if cached is None:
-            programs = [await self._compiled(e) for e in entries]
-            cached = self._traces.put(key, await self._run(engine.trace, *programs, tape, polarity))
-        return cached
 
 
 READER = web.AppKey("reader", HillReader)
