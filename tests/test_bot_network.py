@@ -38,10 +38,15 @@ def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
     async def scenario() -> None:
         nonlocal server
         served = asyncio.Event()
+        fetched = 0
 
         async def program(request: web.Request) -> web.Response:
+            nonlocal fetched
             asyncio.get_running_loop().call_soon(served.set)  # the joust starts now
-            return web.Response(body=SLOW)
+            fetched += 1
+            # jousts are kept by the programs' code: a second fetch serves a
+            # program that plays the same but is new, so that it jousts again
+            return web.Response(body=SLOW + b" again" * (fetched - 1))
 
         async with serve({"/margins3": program}) as base, running_bot(settings, hill) as hillbot:
             url = f"{base}/margins3"
