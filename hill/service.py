@@ -145,19 +145,13 @@ class Hill:
             with self.db.transaction() as session:
                 arena.store(session, played)
                 row = self._arrive(session, plan, owner, name, code, program_hash)
-                contestants = [e.program for e in plan.stay] + [_contestant(row)]
-                outcomes = results.matrix([c.code_hash for c in contestants])
-                previous = changes.previous_ranks(current, plan, row.id)
-                standings = rank(contestants, outcomes, self.settings.ranking, previous)
-                changed = _battles_changed(current, plan, outcomes[-1, :-1])
-                summary = changes.arrival_summary(plan, standings, row.id, changed)
+                standings, summary = self._rank_arrival(current, plan, results, row)
                 displaced = plan.displaced.program.id if plan.displaced else None
                 event = self._add_event(
                     session, plan.kind, owner, summary, standings, row.id, displaced
                 )
                 report = Report(summary, standings, not test_only, full_name, plan.kind)
-                if record is not None:
-                    record(session, report)
+                _hand_over(session, report, record)
             crash_point("stored")
             if not test_only:
                 left = plan.displaced.program.full_name if plan.displaced else None
@@ -196,8 +190,7 @@ class Hill:
                 arena.store(session, played)
                 event = self._add_event(session, EventKind.RESCORE, actor, summary, standings)
                 report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
-                if record is not None:
-                    record(session, report)
+                _hand_over(session, report, record)
             self._record(event, previous_id, standings)
         return report
 
@@ -221,6 +214,18 @@ class Hill:
         if leaving is not None:
             leaving.displaced_by_id = row.id
         return row
+
+    def _rank_arrival(
+        self, current: Standings, plan: changes.Arrival, results: arena.Results, row: Program
+    ) -> tuple[Standings, str]:
+        """The standings after an arrival (the newcomer last among the
+        contestants), and its summary."""
+        contestants = [e.program for e in plan.stay] + [_contestant(row)]
+        outcomes = results.matrix([c.code_hash for c in contestants])
+        previous = changes.previous_ranks(current, plan, row.id)
+        standings = rank(contestants, outcomes, self.settings.ranking, previous)
+        changed = _battles_changed(current, plan, outcomes[-1, :-1])
+        return standings, changes.arrival_summary(plan, standings, row.id, changed)
 
     def _take_off(
         self,
@@ -249,8 +254,7 @@ class Hill:
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )
                 report = Report(summary, standings, True, full_name, kind)
-                if record is not None:
-                    record(session, report)
+                _hand_over(session, report, record)
             self._record(event, previous_id, standings, left=full_name)
         return report
 
@@ -306,6 +310,12 @@ class Hill:
         session.add(event)
         session.flush()  # its id and time
         return event
+
+
+def _hand_over(session: Session, report: Report, record: Record | None) -> None:
+    """Give `record` the change's report inside its transaction."""
+    if record is not None:
+        record(session, report)
 
 
 def _contestant(row: Program) -> Contestant:
