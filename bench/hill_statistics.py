@@ -23,7 +23,8 @@ def hill_2013() -> np.ndarray:
     """The 2013 hill's (47, 47, 42) outcomes in markov rank order."""
     programs = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())["programs"]
     r = reference_outcomes(programs)
-    order = scoring.rank_order(scoring.score_all(r), "markov", list(range(len(programs))))
+    scores = scoring.score_all(scoring.battle_wins(r), r.shape[2])
+    order = scoring.rank_order(scores, "markov", list(range(len(programs))))
     return r[np.ix_(order, order)]
 
 

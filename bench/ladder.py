@@ -41,7 +41,7 @@ from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
 from varied import reference_pool, varied_pool
 
-from hill import engine, scoring
+from hill import arena, engine, scoring
 from hill.engine import JoustResult
 from hill.ladder import ladder
 
@@ -75,7 +75,7 @@ def trial(pool: Pool, method: str, budget: float, seed: int) -> tuple[float, flo
     result = ladder.run(state, replay(pool), ladder.budget_jousts(n, budget), seed, rule, by_cost)
     # Paulson's and random pairing stand for themselves: ranked by the ratings
     scores = result.estimate.score if rule == "markov" else result.ratings.rating
-    truth = scoring.markov(pool.outcomes)
+    truth = scoring.markov(scoring.battle_wins(pool.outcomes), engine.BATTLES)
     spent = sum(state.cycles) / (pool.game_cycles.sum() / 2)
     return float(spearmanr(scores, truth)[0]), spent, state.played / (n * (n - 1) / 2)
 
@@ -106,7 +106,8 @@ def timed(label: str, programs: list[tuple[str, bytes]]) -> None:
     full = time.perf_counter() - started
     state = ladder.Ladder(n)
     started = time.perf_counter()
-    result = ladder.run(state, ladder.engine_player(compiled), ladder.budget_jousts(n, 0.1))
+    play = ladder.arena_player(arena.Arena(), compiled)
+    result = ladder.run(state, play, ladder.budget_jousts(n, 0.1))
     stats = ladder.ladder_statistics(state, result)
     took = time.perf_counter() - started
     pairs = n * (n - 1) // 2

@@ -1,7 +1,10 @@
 """The six scoring methods of the established hill (see SCORING.md).
 
-Input everywhere: `r`, an (N, N, T) array of battle outcomes in {-1, 0, +1},
-r[a, b, i] from a's side (a on the left), antisymmetric, zero on the diagonal.
+Input everywhere: `wins`, an (N, N) array of battles won, wins[a, b] the
+battles program a wins against b out of the `battles` of each joust (ties are
+the rest), zero on the diagonal.  That is all the six methods need: a joust's
+score is wins[a, b] - wins[b, a], and the Markov chain reads wins.T; so pools
+of thousands need no (N, N, 42) array.  `battle_wins` makes it from one.
 """
 
 from __future__ import annotations
@@ -20,14 +23,20 @@ _TOLERANCE = 1e-13
 _EQUAL = 1e-9
 
 
-def margins(r: np.ndarray) -> np.ndarray:
+def battle_wins(outcomes: np.ndarray) -> np.ndarray:
+    """The (N, N) battles won of an (N, N, T) array of battle outcomes in
+    {-1, 0, +1}, outcomes[a, b, i] from a's side (a on the left)."""
+    return (outcomes == 1).sum(axis=2, dtype=np.int64)
+
+
+def margins(wins: np.ndarray) -> np.ndarray:
     """m[a, b]: the joust score of a against b, in [-T, T]."""
-    return r.sum(axis=2, dtype=np.int64)
+    return wins - wins.T
 
 
-def points(r: np.ndarray) -> np.ndarray:
+def points(wins: np.ndarray, battles: int) -> np.ndarray:
     """p[a]: the sum of a's joust scores over T, in [-(N-1), N-1]."""
-    return margins(r).sum(axis=1) / max(r.shape[2], 1)
+    return margins(wins).sum(axis=1) / battles
 
 
 def _linear(m: np.ndarray, t: int) -> np.ndarray:
@@ -38,19 +47,14 @@ def _twist(m: np.ndarray, t: int) -> np.ndarray:
     return (m + t) / (2 * t)
 
 
-def markov(r: np.ndarray) -> np.ndarray:
+def markov(wins: np.ndarray, battles: int) -> np.ndarray:
     """1000 x the stationary distribution of the wager chain."""
-    return markov_of_wins((r == 1).sum(axis=2), r.shape[2])
-
-
-def markov_of_wins(wins: np.ndarray, battles: int) -> np.ndarray:
-    """markov from the (N, N) battles won, wins[a, b] by a against b (counts
-    may be fractional: expected wins, as the ladder's estimate has)."""
     n = wins.shape[0]
     if n == 0:
         return np.zeros(0)
-    # the chain moves from a to b with the battles b wins against a
-    chain = wins.T / (n * battles)
+    # a wagers on the battles its opponents win against it (a contiguous
+    # copy: row sums in one order, so scores are the same to the last bit)
+    chain = np.ascontiguousarray(wins.T) / (n * battles)
     np.fill_diagonal(chain, 0)
     np.fill_diagonal(chain, 1 - chain.sum(axis=1))
     # p = p chain with sum(p) = 1: (chain^T - I) p = 0, one equation swapped for the sum
@@ -66,25 +70,22 @@ def markov_of_wins(wins: np.ndarray, battles: int) -> np.ndarray:
     return 1000 * stationary
 
 
-def _worth(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
-    n, t = r.shape[0], r.shape[2]
-    return margins(r), points(r), n, t
-
-
-def _trad(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    m, p, n, t = _worth(r)
+def _trad(wins: np.ndarray, t: int, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    n = wins.shape[0]
     if n < 2:
         return np.zeros(n)
-    worth = (p + n) / (2 * (n - 1))
+    m = margins(wins)
+    worth = (points(wins, t) + n) / (2 * (n - 1))
     beaten = np.where(m > 0, f(m, t), 0.0)
     return 200 * (beaten @ worth) / (n - 1)
 
 
-def _iter(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    m, p, n, t = _worth(r)
+def _iter(wins: np.ndarray, t: int, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    n = wins.shape[0]
     if n < 2:
         return np.zeros(n)
-    s = (p + n - 1) / (2 * (n - 1))
+    m = margins(wins)
+    s = (points(wins, t) + n - 1) / (2 * (n - 1))
     beaten = np.where(m > 0, f(m, t), 0.0)
     for _ in range(_ITERATION_LIMIT):
         u = beaten @ s
@@ -101,29 +102,24 @@ def _iter(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarr
     return 100 * s
 
 
-def _points_score(r: np.ndarray) -> np.ndarray:
-    n = r.shape[0]
-    return points(r) + n - 1 if n else np.zeros(0)
+def score(wins: np.ndarray, battles: int, method: str) -> np.ndarray:
+    """One method's scores, as score_all gives them under its name."""
+    n = wins.shape[0]
+    scorers: dict[str, Callable[[], np.ndarray]] = {
+        "markov": lambda: markov(wins, battles),
+        "points": lambda: points(wins, battles) + n - 1 if n else np.zeros(0),
+        "trad": lambda: _trad(wins, battles, _linear),
+        "tradtwist": lambda: _trad(wins, battles, _twist),
+        "iter": lambda: _iter(wins, battles, _linear),
+        "itertwist": lambda: _iter(wins, battles, _twist),
+    }
+    return scorers[method]()
 
 
-_SCORERS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-    "markov": markov,
-    "points": _points_score,
-    "trad": lambda r: _trad(r, _linear),
-    "tradtwist": lambda r: _trad(r, _twist),
-    "iter": lambda r: _iter(r, _linear),
-    "itertwist": lambda r: _iter(r, _twist),
-}
-
-
-def score(r: np.ndarray, method: str) -> np.ndarray:
-    """One method's scores."""
-    return _SCORERS[method](r)
-
-
-def score_all(r: np.ndarray) -> Scores:
-    """All six methods, keyed by name."""
-    return {method: score(r, method) for method in METHODS}
+def score_all(wins: np.ndarray, battles: int) -> Scores:
+    """All six methods, keyed by name, from the (N, N) battles won of jousts
+    of `battles` battles each."""
+    return {method: score(wins, battles, method) for method in METHODS}
 
 
 def maximum(method: str, n: int) -> float:

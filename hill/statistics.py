@@ -177,23 +177,9 @@ def rank_interval(
     return low, high
 
 
-def _outcomes_of(wins: np.ndarray, battles: int) -> np.ndarray:
-    """An (N, N, T) outcome array with these battle-win counts (the scoring
-    methods depend on the counts only)."""
-    k = np.arange(battles)
-    won, lost = wins[..., None], wins.transpose(1, 0)[..., None]
-    return (k < won).astype(np.int8) - ((k >= won) & (k < won + lost)).astype(np.int8)
-
-
 def method_scorer(method: str, battles: int = engine.BATTLES) -> BatchScorer:
     """The hill's ranking method as a bootstrap scorer (every pair played)."""
-
-    def one(wins: np.ndarray) -> np.ndarray:
-        if method == "markov":
-            return scoring.markov_of_wins(wins, battles)
-        return scoring.score(_outcomes_of(wins, battles), method)
-
-    return lambda wins: np.stack([one(w) for w in wins])
+    return lambda wins: np.stack([scoring.score(w, battles, method) for w in wins])
 
 
 @dataclass(frozen=True)

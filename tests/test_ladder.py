@@ -14,7 +14,7 @@ from scipy.optimize import brentq
 from scipy.special import expit, logit
 from scipy.stats import norm, spearmanr
 
-from hill import engine, scoring
+from hill import arena, engine, scoring
 from hill.engine import JoustResult
 from hill.ladder import ladder, pairing, seeding
 from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
@@ -204,19 +204,22 @@ WIKI = [n for n in (REFERENCE / "index.txt").read_text().split() if n.startswith
 def test_with_every_pair_played_the_estimate_is_markov() -> None:
     r, programs = reference_pool(WIKI)
     pool = ladder.Ladder(len(WIKI))
-    result = ladder.run(pool, ladder.engine_player(programs), 10_000, seed=1)
+    result = ladder.run(pool, ladder.arena_player(arena.Arena(), programs), 10_000, seed=1)
     assert pool.played == len(WIKI) * (len(WIKI) - 1) // 2
     # the jousts played are the reference ones, and markov is the round robin's
     for a, b, outcomes in zip(pool.first, pool.second, pool.outcomes, strict=True):
         assert outcomes == tuple(r[a, b])
-    assert result.estimate.score == pytest.approx(scoring.markov(r), abs=1e-9)
+    markov = scoring.markov(scoring.battle_wins(r), engine.BATTLES)
+    assert result.estimate.score == pytest.approx(markov, abs=1e-9)
     assert (result.estimate.low <= result.estimate.score + 1e-9).all()
 
 
 def test_a_budget_plays_that_many_distinct_pairs() -> None:
     _, programs = reference_pool(WIKI)
     pool = ladder.Ladder(len(WIKI))
-    ladder.run(pool, ladder.engine_player(programs), ladder.budget_jousts(11, 0.3), seed=2)
+    ladder.run(
+        pool, ladder.arena_player(arena.Arena(), programs), ladder.budget_jousts(11, 0.3), seed=2
+    )
     assert pool.played == round(0.3 * 55)
     assert len({frozenset(p) for p in zip(pool.first, pool.second, strict=True)}) == pool.played
     with pytest.raises(ValueError, match="within"):
@@ -234,7 +237,7 @@ def test_the_ladder_ranks_the_2013_hill_close_to_its_markov_ranking() -> None:
 
     pool = ladder.Ladder(len(names))
     result = ladder.run(pool, replay, ladder.budget_jousts(len(names), 0.4), seed=3)
-    rho = spearmanr(result.estimate.score, scoring.markov(r))[0]
+    rho = spearmanr(result.estimate.score, scoring.markov(scoring.battle_wins(r), 42))[0]
     print(f"Spearman at 40% of the 2013 hill: {rho:.3f}")
     assert rho > 0.75
 

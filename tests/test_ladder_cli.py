@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 from conftest import REFERENCE
 
 from hill import engine, scoring
@@ -68,8 +67,7 @@ def test_a_full_budget_ranks_by_markov() -> None:
     data = json.loads(done.stdout)
     assert data["jousts_played"] == 15
     programs = [engine.compile_program(Path(p).read_bytes()) for p in WIKI[:6]]
-    matrix = full_matrix(programs, jobs=1)
-    markov = scoring.markov(np.array([[j.outcomes for j in row] for row in matrix], dtype=np.int8))
+    markov = scoring.markov(scoring.battle_wins(full_matrix(programs, jobs=1)), engine.BATTLES)
     by_name = {r["name"]: r["rating"] for r in data["ranking"]}
     for i, name in enumerate(WIKI[:6]):
         assert by_name[name] == round(float(markov[i]), 4)

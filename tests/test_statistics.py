@@ -6,7 +6,7 @@ from math import sqrt
 
 import numpy as np
 import pytest
-from test_scoring import fixture_matrix
+from test_scoring import fixture_matrix, scores_of
 
 from hill import scoring, statistics
 from hill.statistics import Record
@@ -133,7 +133,7 @@ def test_the_2013_hill() -> None:
     is 0 games behind with QOOA 1, the last has QOOA (N+2)/N, rank
     intervals hold the markov rank, and the JSON object has the spec's keys."""
     r, _ = fixture_matrix()
-    order = scoring.rank_order(scoring.score_all(r), "markov", list(range(47)))
+    order = scoring.rank_order(scores_of(r), "markov", list(range(47)))
     r = r[np.ix_(order, order)]
     stats = statistics.hill_statistics(r, "markov")
     assert (stats.wins + stats.ties + stats.losses == 46 * 42).all()

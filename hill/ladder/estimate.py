@@ -153,7 +153,7 @@ def estimate_markov(
     share = matchup_shares(games, ratings, prior, seed)
     matchups = Matchups(share, tie_rates(n, played[0], played[1], ties))
     filled = filled_wins(played, matchups.expected_wins())
-    score = scoring.markov_of_wins(filled, BATTLES)
+    score = scoring.markov(filled, BATTLES)
     unplayed = ~np.eye(n, dtype=bool)
     unplayed[played[0], played[1]] = unplayed[played[1], played[0]] = False
     low, high = _interval(score, filled, matchups.share * unplayed, ratings)

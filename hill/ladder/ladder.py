@@ -1,10 +1,10 @@
 """The ladder: rank a pool from a fraction of its round robin.
 
 Rounds of jousts chosen by a pairing rule (hill.ladder.pairing), played
-through a `Player` (the seam to whatever plays jousts: the engine today,
-the hill's arena later), then the ratings refitted; at the end the markov
-ranking of the full round robin is estimated (hill.ladder.estimate) and
-every statistic of STATISTICS.md computed over the jousts played.
+through a `Player` (the seam to whatever plays jousts: the arena for files,
+the hill's stored jousts and arena in the hill), then the ratings refitted;
+at the end the markov ranking of the full round robin is estimated
+(hill.ladder.estimate) and every statistic of STATISTICS.md computed over the jousts played.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hill import engine, scoring, statistics
+from hill import arena, engine, scoring, statistics
 from hill.engine import JoustResult
 from hill.ladder import pairing, seeding
 from hill.ladder.estimate import (
@@ -136,7 +136,7 @@ def quick_scores(ladder: Ladder, ratings: Ratings) -> np.ndarray:
     jousts, ties = played(ladder)
     matchups = Matchups(ratings.win_probability(), tie_rates(ladder.size, *jousts[:2], ties))
     filled = filled_wins(jousts, matchups.expected_wins())
-    return scoring.markov_of_wins(filled, BATTLES)
+    return scoring.markov(filled, BATTLES)
 
 
 def standing(ladder: Ladder, seed: int = 0) -> Standing:
@@ -222,17 +222,29 @@ def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics
 
     def scorer(wins: np.ndarray) -> np.ndarray:
         filled = np.where(unplayed[None], expected[None], wins)
-        return np.stack([scoring.markov_of_wins(w, BATTLES) for w in filled])
+        return np.stack([scoring.markov(w, BATTLES) for w in filled])
 
     with single_threaded_blas():
         return statistics.compute(record, result.order, scorer)
 
 
-def engine_player(programs: Sequence[engine.Program], jobs: int | None = None) -> Player:
-    """A Player that jousts compiled programs with the engine (the seam the
-    hill's arena replaces: it also stores and reuses jousts)."""
+def arena_player(jousts: arena.Arena, programs: Sequence[engine.Program]) -> Player:
+    """A Player that plays through the arena (hill.arena): each program
+    compiled once, every pair of codes played once, results turned to the
+    ladder's side.  Programs with the same code are one program there."""
+    hashes = [jousts.add(program) for program in programs]
+    code = dict(zip(hashes, (p.source for p in programs), strict=True))
 
     def play(pairs: Sequence[tuple[int, int]]) -> Sequence[JoustResult]:
-        return engine.joust_pairs(((programs[a], programs[b]) for a, b in pairs), jobs=jobs)
+        kept = [arena.oriented(hashes[a], hashes[b]) for a, b in pairs]
+        results = dict(jousts.play([pair for pair, _ in kept], code.__getitem__))
+        return [_from_side(results[pair], sign) for pair, sign in kept]
 
     return play
+
+
+def _from_side(result: JoustResult, sign: int) -> JoustResult:
+    """The joust seen from the left (sign +1) or the right (-1) program's side."""
+    if sign > 0:
+        return result
+    return JoustResult(tuple(-o for o in result.outcomes), result.cycles, result.game_cycles)
