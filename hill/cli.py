@@ -11,6 +11,8 @@ from pathlib import Path
 from hill import engine
 from hill.engine import JoustResult, ParseError, Program
 from hill.hill_commands import HillCommandError, add_hill_commands, settings_of
+from hill.tournaments import TournamentError
+from hill.tournaments.commands import add_tournament_commands
 
 
 class CommandError(Exception):
@@ -25,7 +27,7 @@ def load_program(path: str) -> Program:
     try:
         return engine.compile_program(source)
     except ParseError as error:
-        raise CommandError(f"{path}:{error.line}:{error.column}: {error.message}") from None
+        raise CommandError(error.located(path)) from None
 
 
 def load_programs(paths: Sequence[str]) -> list[Program]:
@@ -176,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.set_defaults(run=command_trace)
 
     add_hill_commands(commands)
+    add_tournament_commands(commands)
 
     bot = commands.add_parser("bot", help="run the IRC bot (and the web report)")
     bot.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
@@ -196,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
-    except (CommandError, HillCommandError) as error:
+    except (CommandError, HillCommandError, TournamentError) as error:
         print(error, file=sys.stderr)
         return 1
     except BrokenPipeError:

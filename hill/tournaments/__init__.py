@@ -1,0 +1,19 @@
+"""Tournaments: a fixed pool of programs played against each other and ranked.
+
+They never change the hill (the spec is TOURNAMENTS.md). The rules are pure
+functions over plain data, each in its own module:
+
+- `match`: a joust's margin as a match result (win, draw, loss);
+- `round_robin`: standings, crosstable and the reality show;
+- `swiss`: the Swiss pairing (round 1 from the seed, byes, deadlocks);
+- `criteria`: the Swiss tie-break criteria (Buchholz, Sonneborn-Berger, ...);
+- `ledger`: matches created, checked out and committed, round by round.
+
+Running one: `pools` reads the entrants, `runner` plays a tournament through
+an executor (`executors`: local threads; `dask_executor`: a Dask cluster),
+and `commands` is `bfjoust tournament ...`.
+"""
+
+
+class TournamentError(Exception):
+    """Bad input to a tournament (a bad pool, option or cluster): one clear message."""

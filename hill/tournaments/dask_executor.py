@@ -1,0 +1,110 @@
+"""Jousts on a Dask `distributed` cluster (`--scheduler tcp://HOST:PORT`).
+
+Each program's code goes to the workers once (scattered to all of them);
+batches of pairs are Dask tasks that the scheduler places and, when a worker
+dies, runs again elsewhere; results come back as batches finish. Workers
+compile with the project's engine, so they run from an environment where
+this package is installed (`.venv/bin/dask worker tcp://HOST:PORT`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from types import TracebackType
+
+from hill import engine
+from hill.tournaments import TournamentError
+from hill.tournaments.executors import Pair, PlayedJoust, batches, play_batch
+
+RETRIES = 3  # a batch that raises is tried again this often (a lost worker's are rerun anyway)
+CONNECT_TIMEOUT = "10s"
+
+# On a worker: programs compiled by earlier batches, by key (content hash).
+_compiled: dict[str, engine.Program] = {}
+_compiled_lock = threading.Lock()
+_COMPILED_KEPT = 4096
+
+
+def _compile_on_worker(key: str, code: bytes) -> engine.Program:
+    with _compiled_lock:
+        program = _compiled.get(key)
+    if program is None:
+        program = engine.compile_program(code)
+        with _compiled_lock:
+            if len(_compiled) >= _COMPILED_KEPT:
+                _compiled.clear()
+            _compiled[key] = program
+    return program
+
+
+def joust_batch(pairs: list[Pair], codes: dict[str, bytes]) -> list[PlayedJoust]:
+    """The task a worker runs: a batch of jousts (the codes arrive scattered)."""
+    compiled = {key: _compile_on_worker(key, code) for key, code in codes.items()}
+    return play_batch(compiled, pairs)
+
+
+class DaskExecutor:
+    """An executor on the Dask cluster whose scheduler is at `address`.
+
+    Use it as a context manager: it connects on entry and disconnects on exit.
+    """
+
+    def __init__(self, address: str, *, batches_per_thread: int = 4) -> None:
+        self.address = address
+        self.batches_per_thread = batches_per_thread
+        self.client = None
+        self.scattered: dict[str, object] = {}  # program key -> its Future on the cluster
+
+    def __enter__(self) -> DaskExecutor:
+        from distributed import Client  # loaded only for a cluster run
+
+        try:
+            self.client = Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            raise TournamentError(
+                f"cannot reach the Dask scheduler at {self.address}: {error}"
+            ) from None
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+    def threads(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def __call__(
+        self, programs: Mapping[str, bytes], pairs: Sequence[Pair]
+    ) -> Iterator[PlayedJoust]:
+        from distributed import as_completed
+
+        if self.client is None:
+            raise RuntimeError("DaskExecutor is used inside `with`")
+        needed = sorted({key for pair in pairs for key in pair} - self.scattered.keys())
+        if needed:
+            futures = self.client.scatter([programs[k] for k in needed], broadcast=True)
+            self.scattered.update(zip(needed, futures, strict=True))
+        tasks = [
+            self.client.submit(
+                joust_batch,
+                batch,
+                {key: self.scattered[key] for key in {k for pair in batch for k in pair}},
+                retries=RETRIES,
+                pure=False,
+            )
+            for batch in batches(pairs, self.batches_per_thread * self.threads())
+        ]
+        for task in as_completed(tasks, loop=self.client.loop):
+            try:
+                played = task.result()
+            except Exception as error:  # whatever the cluster raised, said in one line
+                message = f"the Dask cluster failed a batch of jousts: {error}"
+                raise TournamentError(message) from None
+            yield from played

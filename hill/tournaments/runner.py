@@ -1,0 +1,148 @@
+"""Playing a tournament: pair a round, play its matches, commit them, repeat.
+
+`Tournament` ties the rules (round robin, Swiss) to the ledger and an
+executor. Every step is written to the ledger's store before the next one,
+and the rules are pure functions of the committed rounds, so a run picked up
+from its store (after a crash) finishes exactly as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from hill.tournaments import round_robin
+from hill.tournaments.criteria import CRITERIA, swiss_standings
+from hill.tournaments.executors import Executor, Pair, program_key
+from hill.tournaments.ledger import Ledger, LedgerStore, ScheduledMatch
+from hill.tournaments.swiss import (
+    COMPLETE,
+    Ended,
+    Pairing,
+    SwissSettings,
+    next_round,
+    planned_rounds,
+)
+
+SWISS = "swiss"
+ROUND_ROBIN = "round-robin"
+FORMATS = (SWISS, ROUND_ROBIN)
+
+Progress = Callable[[int, int], None]  # (matches committed, matches expected)
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """Everything that decides a tournament's result besides the programs."""
+
+    format: str
+    entrants: tuple[str, ...]
+    seed: int | None = None  # Swiss round 1; a round robin only reports it
+    additional_rounds: int = 0
+    allow_repeat: bool = False
+    criteria: tuple[str, ...] = CRITERIA
+
+    def swiss_settings(self) -> SwissSettings:
+        if self.seed is None:
+            raise ValueError("a Swiss tournament needs a seed")
+        return SwissSettings(self.seed, self.additional_rounds, self.allow_repeat, self.criteria)
+
+    def expected_matches(self) -> int:
+        n = len(self.entrants)
+        if self.format == ROUND_ROBIN:
+            return n * (n - 1) // 2
+        return planned_rounds(n, self.additional_rounds) * (n // 2)
+
+
+class Tournament:
+    """One tournament over `programs` (entrant name -> code), kept in `store`."""
+
+    def __init__(
+        self,
+        plan: TournamentPlan,
+        programs: Mapping[str, bytes],
+        store: LedgerStore,
+        executor: Executor,
+    ) -> None:
+        self.plan = plan
+        self.store = store
+        self.executor = executor
+        self.keys = {name: program_key(programs[name]) for name in plan.entrants}
+        self.codes = {self.keys[name]: programs[name] for name in plan.entrants}
+        self.margins: dict[Pair, int] = {}  # by program keys: each joust played once
+        self.ledger = Ledger.replay(store.read())
+        # a restart: matches checked out without a result go back to the queue
+        self.store.write(list(self.ledger.requeue_checked_out()))
+
+    @property
+    def ended(self) -> str | None:
+        """None while it runs; COMPLETE or why it ended early once it is over."""
+        return self.ledger.ended
+
+    def run(self, progress: Progress | None = None) -> None:
+        """Play until the end (from wherever the store left off)."""
+        while self.ledger.ended is None:
+            if self.ledger.round_complete():
+                self._open_next_round()
+            else:
+                self._play_current_round(progress)
+
+    def _open_next_round(self) -> None:
+        decision = self._next_round()
+        if isinstance(decision, Ended):
+            self.store.write([self.ledger.end(decision.reason)])
+        else:
+            self.store.write(self.ledger.open_round(decision.bye, list(decision.pairs)))
+
+    def _next_round(self) -> Pairing | Ended:
+        if self.plan.format == ROUND_ROBIN:
+            if self.ledger.current_round:
+                return Ended(COMPLETE)
+            return Pairing(1, None, tuple(round_robin.round_robin_pairs(self.plan.entrants)))
+        rounds = self.ledger.played_rounds()
+        return next_round(self.plan.entrants, rounds, self.plan.swiss_settings())
+
+    def _play_current_round(self, progress: Progress | None) -> None:
+        matches = self.ledger.check_out()
+        self.store.write(list(matches))
+        waiting: dict[Pair, list[ScheduledMatch]] = defaultdict(list)
+        for match in matches:
+            waiting[(self.keys[match.a], self.keys[match.b])].append(match)
+        for pair in [pair for pair in waiting if pair in self.margins]:  # a rematch
+            self._commit(waiting.pop(pair), self.margins[pair], progress)
+        for pair, outcomes, _cycles in self.executor(self.codes, list(waiting)):
+            margin = sum(outcomes)
+            self.margins[pair] = margin
+            self.margins[pair[::-1]] = -margin  # m[b,a] = -m[a,b]
+            self._commit(waiting.pop(pair), margin, progress)
+        if waiting:
+            raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
+
+    def _commit(
+        self, matches: Sequence[ScheduledMatch], margin: int, progress: Progress | None
+    ) -> None:
+        self.store.write([self.ledger.commit(match.key, margin) for match in matches])
+        if progress is not None:
+            progress(self.ledger.committed_count(), self.plan.expected_matches())
+
+    def to_json(self) -> dict[str, object]:
+        """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
+        rounds = self.ledger.played_rounds()
+        result: dict[str, object] = {
+            "format": self.plan.format,
+            "seed": self.plan.seed,
+            "entrants": list(self.plan.entrants),
+            "ended": self.ledger.ended,
+            "rounds": [round_.to_json() for round_ in rounds],
+        }
+        if self.plan.format == SWISS:
+            rows = swiss_standings(self.plan.entrants, rounds, self.plan.criteria)
+            result["standings"] = [row.to_json() for row in rows]
+            return result
+        matches = [match for round_ in rounds for match in round_.matches]
+        table = round_robin.standings(self.plan.entrants, matches)
+        wins = round_robin.total_wins(table)
+        result["standings"] = [row.to_json(wins) for row in table]
+        result["reality_show"] = round_robin.reality_show(self.plan.entrants, matches)
+        return result
