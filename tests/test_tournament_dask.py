@@ -1,0 +1,103 @@
+"""Tournaments on a real Dask cluster (a scheduler and two workers started
+from .venv on loopback): the same results as on local cores, even when a
+worker is SIGKILLed mid-run."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import REFERENCE
+from daskcluster import DaskCluster
+
+from hill.tournaments import TournamentError
+from hill.tournaments.dask_executor import DaskExecutor
+from hill.tournaments.executors import LocalExecutor, program_key
+from hill.tournaments.ledger import MemoryStore
+from hill.tournaments.runner import ROUND_ROBIN, Tournament, TournamentPlan
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
+    running = DaskCluster(tmp_path_factory.mktemp("dask"))
+    try:
+        yield running.start()
+    finally:
+        running.stop()
+
+
+def reference(count: int, start: int = 0) -> dict[str, bytes]:
+    names = (REFERENCE / "index.txt").read_text().split()[start : start + count]
+    return {name: (REFERENCE / "warriors" / name).read_bytes() for name in names}
+
+
+def test_cluster_jousts_equal_local_ones(cluster: DaskCluster) -> None:
+    codes = {program_key(code): code for code in reference(25, start=30).values()}
+    pairs = list(itertools.permutations(codes, 2))  # both sides of every pair
+    local = {pair: (outcomes, cycles) for pair, outcomes, cycles in LocalExecutor(2)(codes, pairs)}
+    with DaskExecutor(cluster.address) as executor:
+        remote = {pair: (o, c) for pair, o, c in executor(codes, pairs)}
+        again = {pair: (o, c) for pair, o, c in executor(codes, pairs[:40])}  # code sent once
+    assert remote == local and len(remote) == 600
+    assert again == {pair: local[pair] for pair in pairs[:40]}
+    logs = cluster.log("worker1") + cluster.log("worker2")
+    assert "Traceback" not in logs
+
+
+def test_the_command_on_the_cluster_prints_what_it_prints_locally(cluster: DaskCluster) -> None:
+    files = list(reference(9, start=50))
+    command = [sys.executable, "-m", "hill", "tournament", "run", "--format", "swiss", *files,
+               "--json", "--seed", "5", "--additional-rounds", "2"]  # fmt: skip
+    warriors = REFERENCE / "warriors"
+    local = subprocess.run(command, capture_output=True, text=True, cwd=warriors, timeout=300)
+    remote = subprocess.run([*command, "--scheduler", cluster.address],
+                            capture_output=True, text=True, cwd=warriors, timeout=300)  # fmt: skip
+    assert remote.returncode == 0, remote.stderr
+    assert json.loads(remote.stdout) == json.loads(local.stdout)
+
+
+def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+    from bot.ircd import free_port
+
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
+    with pytest.raises(TournamentError, match=f"cannot reach the Dask scheduler at {address}"):
+        DaskExecutor(address).__enter__()
+
+
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
+    """SIGKILL a worker while it is playing: its batches run again on the
+    other one, and the round robin ends exactly as on local cores."""
+    from distributed import Client
+
+    programs = reference(60)
+    plan = TournamentPlan(ROUND_ROBIN, tuple(programs))
+    local = Tournament(plan, programs, MemoryStore(), LocalExecutor(2))
+    local.run()
+    cluster = DaskCluster(tmp_path).start()
+    killed: list[int] = []
+    try:
+        with Client(cluster.address) as observer:
+            names = {info["name"]: address for address, info in
+                     observer.scheduler_info()["workers"].items()}  # fmt: skip
+
+            def kill_worker2_while_busy(done: int, total: int) -> None:
+                busy = observer.processing().get(names["worker2"], [])
+                if not killed and done >= 64 and busy:
+                    cluster.workers["worker2"].kill()  # SIGKILL
+                    cluster.workers["worker2"].wait()
+                    killed.append(done)
+
+            with DaskExecutor(cluster.address, batches_per_thread=16) as executor:
+                remote = Tournament(plan, programs, MemoryStore(), executor)
+                remote.run(kill_worker2_while_busy)
+    finally:
+        cluster.stop()
+    print(f"worker2 killed after {killed} of {plan.expected_matches()} matches")
+    assert killed and killed[0] < plan.expected_matches()  # killed mid-run
+    assert cluster.workers["worker2"].returncode == -9
+    assert remote.to_json() == local.to_json()
