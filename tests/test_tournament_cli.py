@@ -7,11 +7,15 @@ import fcntl
 import json
 import os
 import pty
+import signal
+import sqlite3
 import struct
 import subprocess
 import sys
 import termios
 import threading
+import time
+from contextlib import closing
 from itertools import combinations, pairwise
 from pathlib import Path
 
@@ -206,3 +210,54 @@ def test_text_output_is_a_table(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["#", "name", "wins"]
     assert len(lines) == 1 + 4 + 1 and lines[-1] == "round-robin, 1 rounds: complete"
+
+
+def count_matches(state: Path, status: str) -> int:
+    try:
+        with closing(sqlite3.connect(f"file:{state}?mode=ro", uri=True)) as db:
+            query = "SELECT count(*) FROM matches WHERE status = ?"
+            return db.execute(query, (status,)).fetchone()[0]
+    except sqlite3.Error:  # not created yet
+        return 0
+
+
+def test_a_state_file_resumes_after_sigkill_with_the_same_result(tmp_path: Path) -> None:
+    """Kill the run twice mid-way (matches checked out, some committed); the
+    third run finishes with exactly the uninterrupted run's output."""
+    files = reference(98)
+    base = ["--format", "swiss", *files, "--json", "--seed", "3", "--additional-rounds", "20",
+            "--jobs", "1"]  # fmt: skip
+    whole = tournament(*base)
+    assert whole.returncode == 0
+    state = tmp_path / "swiss.sqlite3"
+    command = [sys.executable, "-m", "hill", "tournament", "run", *base, "--state", str(state)]
+    checked_out_at_kill = []
+    for kill_at in (100, 500):
+        process = subprocess.Popen(command, cwd=WARRIORS, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)  # fmt: skip
+        deadline = time.monotonic() + 300
+        while count_matches(state, "committed") < kill_at and time.monotonic() < deadline:
+            assert process.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.01)
+        process.kill()
+        assert process.wait() == -signal.SIGKILL
+        checked_out_at_kill.append(count_matches(state, "checked_out"))
+    assert any(checked_out_at_kill)  # killed mid-round: those go back to the queue
+    resumed = tournament(*base, "--state", state)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout == whole.stdout
+    again = tournament(*[a for a in base if a not in ("--seed", "3")], "--state", state)
+    assert again.stdout == whole.stdout  # a finished state answers at once, its seed kept
+
+
+def test_a_state_file_of_another_tournament_is_refused(tmp_path: Path) -> None:
+    files = reference(4)
+    state = tmp_path / "t.sqlite3"
+    assert tournament("--format", "round-robin", *files, "--state", state).returncode == 0
+    other = tournament("--format", "round-robin", *files[:3], "--state", state)
+    assert other.returncode == 1
+    assert f"{state} holds another tournament (its entrants, programs differ)" in other.stderr
+    junk = tmp_path / "junk"
+    junk.write_text("not a database" * 100)
+    result = tournament("--format", "round-robin", *files, "--state", junk)
+    assert result.returncode == 1 and f"{junk}: not a tournament state file" in result.stderr

@@ -9,6 +9,7 @@ import json
 import secrets
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from tqdm import tqdm
 
@@ -17,6 +18,7 @@ from hill.tournaments.executors import Executor, LocalExecutor
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.pools import file_pool
 from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.tournaments.state_file import StateFile
 
 SWISS_ONLY = {"additional_rounds": 0, "allow_repeat": False, "criteria": CRITERIA}  # defaults
 
@@ -45,6 +47,10 @@ def add_tournament_commands(commands: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="play on this Dask cluster")
     run.add_argument("--jobs", type=_count, help="local threads (default: every core)")
+    run.add_argument(
+        "--state", metavar="FILE",
+        help="keep the tournament in this SQLite file; run again to resume after a crash",
+    )
     run.set_defaults(run=command_run)
 
 
@@ -68,9 +74,12 @@ def command_run(args: argparse.Namespace) -> None:
         for option, default in SWISS_ONLY.items():
             if getattr(args, option) != default:
                 print(f"note: --{option.replace('_', '-')} applies to swiss only", file=sys.stderr)
+    store = MemoryStore() if args.state is None else StateFile(Path(args.state))
     seed = args.seed
     if seed is None and args.format == SWISS:
-        seed = secrets.randbelow(2**31)  # reported in the result: the run can be repeated
+        # a resumed run keeps its first seed; a new one is reported: the run can be repeated
+        stored = store.stored_plan() if isinstance(store, StateFile) else None
+        seed = stored["seed"] if stored else secrets.randbelow(2**31)
     plan = TournamentPlan(
         format=args.format,
         entrants=tuple(args.files),
@@ -79,8 +88,10 @@ def command_run(args: argparse.Namespace) -> None:
         allow_repeat=args.allow_repeat,
         criteria=args.criteria,
     )
+    if isinstance(store, StateFile):
+        store.claim(plan.to_json(programs))
     with executor_for(args) as executor, progress_bar(plan) as progress:
-        tournament = Tournament(plan, programs, MemoryStore(), executor)
+        tournament = Tournament(plan, programs, store, executor)
         tournament.run(progress)
     result = tournament.to_json()
     if args.json:

@@ -48,6 +48,18 @@ class TournamentPlan:
             raise ValueError("a Swiss tournament needs a seed")
         return SwissSettings(self.seed, self.additional_rounds, self.allow_repeat, self.criteria)
 
+    def to_json(self, programs: Mapping[str, bytes]) -> dict[str, object]:
+        """The plan as plain data, with each entrant's program by content."""
+        return {
+            "format": self.format,
+            "entrants": list(self.entrants),
+            "programs": [program_key(programs[name]) for name in self.entrants],
+            "seed": self.seed,
+            "additional_rounds": self.additional_rounds,
+            "allow_repeat": self.allow_repeat,
+            "criteria": list(self.criteria),
+        }
+
     def expected_matches(self) -> int:
         n = len(self.entrants)
         if self.format == ROUND_ROBIN:
