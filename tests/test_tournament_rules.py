@@ -13,6 +13,7 @@ from hill.tournaments.criteria import median_buchholz, parse_criteria, swiss_sta
 from hill.tournaments.match import MatchResult, Round, match_score
 from hill.tournaments.round_robin import crosstable, reality_show, standings, total_wins
 from hill.tournaments.swiss import (
+    BLOCK,
     COMPLETE,
     Ended,
     Pairing,
@@ -360,3 +361,25 @@ def test_closest_pairs_prefers_fewer_rematches_then_closeness() -> None:
     everyone = Counter({frozenset(p): 1 for p in itertools.combinations(order, 2)})
     assert closest_pairs(order, everyone, max_meetings=1) is None
     assert closest_pairs(order, everyone, max_meetings=2) == (("a", "b"), ("c", "d"), ("e", "f"))
+
+
+def test_big_pools_pair_in_blocks_joined_when_one_cannot_pair_alone() -> None:
+    """40 players: blocks of 32 places, then the last 8. Player 0 has met
+    everyone else in its block, so its block joins the next one; when the
+    last 8 have all met each other, the whole list is paired at once."""
+    order = [f"q{i:02}" for i in range(40)]
+    assert BLOCK == 32
+    lonely = Counter({frozenset((order[0], order[i])): 1 for i in range(1, 32)})
+    pairs = closest_pairs(order, lonely, max_meetings=1)
+    assert pairs is not None and sorted(n for pair in pairs for n in pair) == order
+    opponent = next(b for a, b in pairs if a == order[0])
+    assert order.index(opponent) >= 32 and not repeats_in(pairs, lonely)
+    tail = Counter({frozenset(p): 1 for p in itertools.combinations(order[32:], 2)})
+    pairs = closest_pairs(order, tail, max_meetings=1)
+    assert pairs is not None and sorted(n for pair in pairs for n in pair) == order
+    assert not repeats_in(pairs, tail)
+    assert all(order.index(a) < 32 <= order.index(b) for a, b in pairs if b in order[32:])
+
+
+def repeats_in(pairs: Iterable[tuple[str, str]], meetings: Counter[frozenset[str]]) -> bool:
+    return any(meetings[frozenset(pair)] for pair in pairs)

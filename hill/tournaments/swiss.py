@@ -4,7 +4,9 @@
 played so far: it returns the next round's pairing or why the tournament
 has ended. Round 1 is random from the seed; later rounds are a maximum
 weight matching (networkx) that first avoids rematches, then keeps pairs as
-close in the current standings as possible.
+close in the current standings as possible (in blocks of BLOCK places, so
+that thousands of entrants pair in a second; the whole list decides that no
+pairing exists).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from hill.tournaments.criteria import CRITERIA, swiss_standings
 from hill.tournaments.match import Round
 
 COMPLETE = "complete"
+# Later rounds are paired in blocks of this many places of the standings (even):
+# a matching over every pair of thousands of entrants is slow, one of 32 is not
+BLOCK = 32
 
 
 @dataclass(frozen=True)
@@ -111,10 +116,30 @@ def closest_pairs(
     """Pair everyone in `order` (best first) with pairs that have met fewer
     than `max_meetings` times, or None when no such pairing exists.
 
-    A maximum weight matching among the perfect ones: its cost is, first, the
-    number of rematches, then the sum of the squared standing distances of the
-    pairs (squares prefer two close pairs to one closer and one far).
+    The standings are paired in blocks of BLOCK places, a block that cannot
+    be paired alone joined with the next; when even the rest of the list
+    cannot, the whole list is paired at once, which alone decides that no
+    pairing exists.
     """
+    pairs: list[tuple[str, str]] = []
+    start = 0
+    while start < len(order):
+        end = start + BLOCK
+        while (found := _closest_pairs(order[start:end], meetings, max_meetings)) is None:
+            if end >= len(order):
+                return _closest_pairs(order, meetings, max_meetings)
+            end += BLOCK
+        pairs += found
+        start = end
+    return tuple(pairs)
+
+
+def _closest_pairs(
+    order: Sequence[str], meetings: Counter[frozenset[str]], max_meetings: int
+) -> tuple[tuple[str, str], ...] | None:
+    """A maximum weight matching among the perfect ones: its cost is, first,
+    the number of rematches, then the sum of the squared standing distances
+    of the pairs (squares prefer two close pairs to one closer and one far)."""
     n = len(order)
     rematch_cost = n**3  # more than any sum of squared distances (n/2 pairs, each < n^2)
     most = rematch_cost * n  # above any pair's cost: every weight is positive
