@@ -44,6 +44,7 @@ bench: setup
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
+	$(BIN)/python bench/tournament.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/*.so

@@ -37,7 +37,7 @@ def test_a_round_is_created_whole_checked_out_and_committed() -> None:
         "e", [("a", "b", 3), ("c", "d", -2)],
     )  # fmt: skip
     ledger.open_round("a", [("b", "c")])
-    assert ledger.current_round == 2 and ledger.committed_count() == 2
+    assert ledger.current_round == 2 and ledger.committed == 2
 
 
 def test_a_restart_puts_checked_out_matches_back_in_the_queue() -> None:

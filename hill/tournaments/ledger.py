@@ -72,6 +72,7 @@ class Ledger:
     byes: dict[int, str | None] = field(default_factory=dict)  # round number -> bye
     matches: dict[tuple[int, int], ScheduledMatch] = field(default_factory=dict)
     ended: str | None = None
+    committed: int = 0  # how many matches are committed (kept as they change)
 
     @classmethod
     def replay(cls, changes: list[Change]) -> Ledger:
@@ -85,6 +86,10 @@ class Ledger:
         if isinstance(change, RoundOpened):
             self.byes[change.number] = change.bye
         elif isinstance(change, ScheduledMatch):
+            old = self.matches.get(change.key)
+            self.committed += (change.status is MatchStatus.COMMITTED) - (
+                old is not None and old.status is MatchStatus.COMMITTED
+            )
             self.matches[change.key] = change
         else:
             self.ended = change.reason
@@ -100,7 +105,7 @@ class Ledger:
 
     def round_complete(self) -> bool:
         """Every match of the current round is committed (true before round 1)."""
-        return all(m.status is MatchStatus.COMMITTED for m in self.matches.values())
+        return self.committed == len(self.matches)
 
     def open_round(self, bye: str | None, pairs: list[tuple[str, str]]) -> list[Change]:
         """Round current+1 with its matches, all queued."""
@@ -148,9 +153,6 @@ class Ledger:
             results = tuple(m.result() for m in matches)
             rounds.append(Round(number, self.byes[number], results))
         return rounds
-
-    def committed_count(self) -> int:
-        return sum(1 for m in self.matches.values() if m.status is MatchStatus.COMMITTED)
 
     def _checked(self, match: ScheduledMatch, status: MatchStatus) -> ScheduledMatch:
         changed = replace(match, status=status)

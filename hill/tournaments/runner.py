@@ -8,6 +8,7 @@ from its store (after a crash) finishes exactly as an uninterrupted one.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from hill.tournaments import round_robin
 from hill.tournaments.criteria import CRITERIA, swiss_standings
 from hill.tournaments.executors import Executor, Pair, program_key
-from hill.tournaments.ledger import Ledger, LedgerStore, ScheduledMatch
+from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch
 from hill.tournaments.swiss import (
     COMPLETE,
     Ended,
@@ -30,6 +31,7 @@ ROUND_ROBIN = "round-robin"
 FORMATS = (SWISS, ROUND_ROBIN)
 
 Progress = Callable[[int, int], None]  # (matches committed, matches expected)
+WRITE_INTERVAL = 0.2  # seconds between writes of committed results
 
 
 @dataclass(frozen=True)
@@ -121,22 +123,24 @@ class Tournament:
         waiting: dict[Pair, list[ScheduledMatch]] = defaultdict(list)
         for match in matches:
             waiting[(self.keys[match.a], self.keys[match.b])].append(match)
-        for pair in [pair for pair in waiting if pair in self.margins]:  # a rematch
-            self._commit(waiting.pop(pair), self.margins[pair], progress)
-        for pair, outcomes, _cycles in self.executor(self.codes, list(waiting)):
-            margin = sum(outcomes)
-            self.margins[pair] = margin
-            self.margins[pair[::-1]] = -margin  # m[b,a] = -m[a,b]
-            self._commit(waiting.pop(pair), margin, progress)
+        with WriteBehind(self.store) as writes:
+            for pair in [pair for pair in waiting if pair in self.margins]:  # a rematch
+                writes.add(self._commit(waiting.pop(pair), self.margins[pair], progress))
+            for pair, outcomes, _cycles in self.executor(self.codes, list(waiting)):
+                margin = sum(outcomes)
+                self.margins[pair] = margin
+                self.margins[pair[::-1]] = -margin  # m[b,a] = -m[a,b]
+                writes.add(self._commit(waiting.pop(pair), margin, progress))
         if waiting:
             raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
 
     def _commit(
         self, matches: Sequence[ScheduledMatch], margin: int, progress: Progress | None
-    ) -> None:
-        self.store.write([self.ledger.commit(match.key, margin) for match in matches])
+    ) -> list[Change]:
+        committed: list[Change] = [self.ledger.commit(match.key, margin) for match in matches]
         if progress is not None:
-            progress(self.ledger.committed_count(), self.plan.expected_matches())
+            progress(self.ledger.committed, self.plan.expected_matches())
+        return committed
 
     def to_json(self) -> dict[str, object]:
         """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
@@ -158,3 +162,32 @@ class Tournament:
         result["standings"] = [row.to_json(wins) for row in table]
         result["reality_show"] = round_robin.reality_show(self.plan.entrants, matches)
         return result
+
+
+class WriteBehind:
+    """Committed results written to the store together, every WRITE_INTERVAL
+    seconds and on leaving (an error too): one transaction per result would
+    cost more than many jousts. A crash loses at most the last interval's
+    results, and those matches are played again."""
+
+    def __init__(self, store: LedgerStore) -> None:
+        self.store = store
+        self.pending: list[Change] = []
+        self.written = time.monotonic()
+
+    def add(self, changes: list[Change]) -> None:
+        self.pending += changes
+        if time.monotonic() - self.written >= WRITE_INTERVAL:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.store.write(self.pending)
+        self.pending = []
+        self.written = time.monotonic()
+
+    def __enter__(self) -> WriteBehind:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.flush()
