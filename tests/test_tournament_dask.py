@@ -8,12 +8,14 @@ import itertools
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import REFERENCE
 from daskcluster import DaskCluster
+from test_tournament_cli import count_matches
 
 from hill.tournaments import TournamentError
 from hill.tournaments.dask_executor import DaskExecutor
@@ -101,3 +103,33 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
     assert killed and killed[0] < plan.expected_matches()  # killed mid-run
     assert cluster.workers["worker2"].returncode == -9
     assert remote.to_json() == local.to_json()
+
+
+def test_a_scheduler_killed_mid_run_is_one_line_and_the_state_resumes(tmp_path: Path) -> None:
+    """The scheduler dies while the command plays: it stops with one clear
+    line; the same command without the cluster finishes from its state file
+    with the result of an uninterrupted local run."""
+    files = list(reference(70))
+    warriors = REFERENCE / "warriors"
+    command = [sys.executable, "-m", "hill", "tournament", "run", "--format", "round-robin",
+               *files, "--json", "--state", str(tmp_path / "state.sqlite3")]  # fmt: skip
+    local = subprocess.run(command[:-2], capture_output=True, text=True, cwd=warriors)
+    cluster = DaskCluster(tmp_path).start()
+    try:
+        process = subprocess.Popen(
+            [*command, "--scheduler", cluster.address], cwd=warriors, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while count_matches(tmp_path / "state.sqlite3", "committed") == 0:
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        cluster.scheduler.kill()
+        out, err = process.communicate(timeout=120)
+    finally:
+        cluster.stop()
+    assert process.returncode == 1 and out == ""
+    assert "the Dask cluster failed a batch of jousts" in err and "Traceback" not in err
+    resumed = subprocess.run(command, capture_output=True, text=True, cwd=warriors)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout) == json.loads(local.stdout)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import secrets
 import sys
 from collections.abc import Iterator
@@ -108,6 +109,9 @@ def executor_for(args: argparse.Namespace) -> Iterator[Executor]:
     from hill.tournaments.dask_executor import DaskExecutor  # Dask is loaded only for a cluster
 
     with DaskExecutor(args.scheduler) as executor:
+        # (after distributed set its logging up) the client logs a lost scheduler
+        # with a traceback; the error raised says it in one line
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         yield executor
 
 
