@@ -41,7 +41,8 @@ class DaskCluster:
         from distributed import Client
 
         with Client(self.address, timeout="60s") as client:
-            client.wait_for_workers(workers, timeout=120)
+            if workers:
+                client.wait_for_workers(workers, timeout=120)
         return self
 
     def stop(self) -> None:

@@ -71,6 +71,15 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
         DaskExecutor(address).__enter__()
 
 
+def test_a_scheduler_without_workers_is_a_clear_error(tmp_path: Path) -> None:
+    lonely = DaskCluster(tmp_path).start(workers=0)
+    try:
+        with pytest.raises(TournamentError, match="no Dask worker joined the scheduler at"):
+            DaskExecutor(lonely.address, worker_timeout=1).__enter__()
+    finally:
+        lonely.stop()
+
+
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
     """SIGKILL a worker while it is playing: its batches run again on the
     other one, and the round robin ends exactly as on local cores."""

@@ -9,7 +9,7 @@ score again in every criterion"), so opponents are a list, not a set.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 
 from hill.tournaments.match import Round
 
@@ -79,19 +79,8 @@ class SwissRow:
         return float(getattr(self, name))
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "rank": self.rank,
-            "name": self.name,
-            "score": self.score,
-            "buchholz": self.buchholz,
-            "neustadtl": self.neustadtl,
-            "cumulative": self.cumulative,
-            "opp_cumulative": self.opp_cumulative,
-            "wins": self.wins,
-            "draws": self.draws,
-            "losses": self.losses,
-            "byes": self.byes,
-        }
+        """The row of the tool contract: the fields above, in their order."""
+        return asdict(self)
 
 
 def _records(entrants: Iterable[str], rounds: Iterable[Round]) -> dict[str, _Record]:

@@ -61,9 +61,12 @@ class DaskExecutor:
     Use it as a context manager: it connects on entry and disconnects on exit.
     """
 
-    def __init__(self, address: str, *, batches_per_thread: int = 4) -> None:
+    def __init__(
+        self, address: str, *, batches_per_thread: int = 4, worker_timeout: float = 60
+    ) -> None:
         self.address = address
         self.batches_per_thread = batches_per_thread
+        self.worker_timeout = worker_timeout  # seconds to wait for a first worker
         self.client = None
         self.scattered: dict[str, object] = {}  # program key -> its Future on the cluster
 
@@ -75,6 +78,14 @@ class DaskExecutor:
         except (OSError, TimeoutError) as error:
             raise TournamentError(
                 f"cannot reach the Dask scheduler at {self.address}: {error}"
+            ) from None
+        try:
+            self.client.wait_for_workers(1, timeout=self.worker_timeout)
+        except TimeoutError:
+            self.client.close()
+            raise TournamentError(
+                f"no Dask worker joined the scheduler at {self.address} "
+                f"within {self.worker_timeout:g} s"
             ) from None
         return self
 
