@@ -86,7 +86,8 @@ class IrcClient:
         self.connection: ServerConnection = self.reactor.server()
         self.accounts = AccountTracker()
         self.bucket = TokenBucket(settings.messages_per_second, settings.burst)
-        self.outbox: deque[tuple[str, str, str]] = deque()  # (command, target, text)
+        # (command, target, text, called once the line is written: the message's last)
+        self.outbox: deque[tuple[str, str, str, Callable[[], None] | None]] = deque()
         self.wakeup = asyncio.Event()  # the outbox or the readiness changed
         self.ready = False  # registered and joined: replies may go out
         # the summary channel is joined too: a channel may refuse outsiders' messages
@@ -235,21 +236,34 @@ class IrcClient:
 
     # --- the outbox --------------------------------------------------------
 
-    def say(self, target: str, text: str, *, notice: bool = False, prefix: str = "") -> None:
-        """Queue `prefix + text` for `target`, in as many lines as it takes."""
+    def say(
+        self,
+        target: str,
+        text: str,
+        *,
+        notice: bool = False,
+        prefix: str = "",
+        on_sent: Callable[[], None] | None = None,
+    ) -> None:
+        """Queue `prefix + text` for `target`, in as many lines as it takes;
+        `on_sent()` is called once the last line is written to the server."""
         command = "NOTICE" if notice else "PRIVMSG"
         source = self.source or fallback_source(self.nick, self.settings.username)
         budget = text_budget(source, command, target) - len(prefix.encode())
-        for piece in split_text(text, budget):
-            self.outbox.append((command, target, prefix + piece))
+        pieces = split_text(text, budget)
+        for index, piece in enumerate(pieces, 1):
+            last = index == len(pieces)
+            self.outbox.append((command, target, prefix + piece, on_sent if last else None))
         self.wakeup.set()
 
-    def reply(self, message: Incoming, text: str) -> None:
+    def reply(
+        self, message: Incoming, text: str, *, on_sent: Callable[[], None] | None = None
+    ) -> None:
         """Answer in the channel, addressed to the sender, or in private."""
         if message.channel:
-            self.say(message.channel, text, prefix=f"{message.sender.nick}: ")
+            self.say(message.channel, text, prefix=f"{message.sender.nick}: ", on_sent=on_sent)
         else:
-            self.say(message.sender.nick, text, notice=True)
+            self.say(message.sender.nick, text, notice=True, on_sent=on_sent)
 
     async def _send_forever(self) -> None:
         while True:
@@ -259,11 +273,17 @@ class IrcClient:
             await self.bucket.take()
             if not (self.ready and self.connection.is_connected()):
                 continue  # lost meanwhile: the line stays for the next connection
-            command, target, text = self.outbox.popleft()
+            command, target, text, on_sent = self.outbox.popleft()
             try:
                 self.connection.send_items(command, target, ":" + text)
             except Exception:
                 log.exception("cannot send", target=target)
+            else:
+                if on_sent is not None:
+                    try:
+                        on_sent()
+                    except Exception:
+                        log.exception("on_sent failed", target=target)
 
     def _set_ready(self) -> None:
         if not self.ready and self.registered:

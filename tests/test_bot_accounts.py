@@ -53,7 +53,7 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             # alice, logged in by SASL under another nick: the program is her account's
             ally = await IrcTestClient("ally").connect(port, caps=CAPS, sasl=("alice", PASSWORD))
             ally.say("hillbot", f"!bfjoust rush {RUSH}")
-            assert (await ally.reply("hillbot")).startswith("alice.rush: points 0.00")
+            assert (await ally.reply("hillbot")).startswith("New program alice.rush: points 0.00")
             await ally.close()
             # someone not logged in, with her nick, can only test
             fake = await IrcTestClient("alice").connect(port)
@@ -186,7 +186,7 @@ def test_accounts_known_without_message_tags(network: Inspircd, tmp_path, monkey
             nick = hillbot.client.nick
             assert hillbot.client.has_accounts and "account-tag" not in hillbot.client.enabled
             alice.say(CHANNEL, f"!bfjoust rush {RUSH}")
-            assert (await alice.reply(nick)).startswith("alice.rush: points")
+            assert (await alice.reply(nick)).startswith("New program alice.rush: points")
             carol = await IrcTestClient("carol").connect(port)
             await carol.join(CHANNEL)
             carol.say(CHANNEL, f"!bfjoust rush {TRAIL}")
@@ -196,11 +196,11 @@ def test_accounts_known_without_message_tags(network: Inspircd, tmp_path, monkey
             bob.say("NickServ", f"IDENTIFY {PASSWORD}")
             await bob.expect(lambda m: m.nick == "NickServ" and "recognized" in m.text)
             bob.say(nick, f"!bfjoust trail {TRAIL}")
-            assert (await bob.reply(nick)).startswith("bob.trail: points")
+            assert (await bob.reply(nick)).startswith("New program bob.trail: points")
             dave = await IrcTestClient("dave").connect(port, sasl=("bob", PASSWORD))
             await dave.join(CHANNEL)  # logged in as he joins: extended-join says so
             dave.say(nick, f"!bfjoust rush {RUSH}")
-            assert (await dave.reply(nick)).startswith("bob.rush: points")
+            assert (await dave.reply(nick)).startswith("New program bob.rush: points")
             names = {e.program.full_name for e in hillbot.commands.hill.standings().entries}
             assert names == {"alice.rush", "bob.trail", "bob.rush"}
 
