@@ -10,6 +10,7 @@ this package is installed (`.venv/bin/dask worker tcp://HOST:PORT`).
 from __future__ import annotations
 
 import threading
+from collections import ChainMap
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 
@@ -41,14 +42,17 @@ def _compile_on_worker(key: str, code: bytes) -> engine.Program:
     return program
 
 
-def joust_batch(pairs: list[Pair], codes: dict[str, bytes]) -> list[tuple[bytes, int]]:
-    """The task a worker runs: a batch of jousts (the codes arrive scattered).
+def joust_batch(pairs: list[Pair], *code: dict[str, bytes]) -> list[tuple[bytes, int]]:
+    """The task a worker runs: a batch of jousts (the code arrives scattered,
+    in dictionaries of key -> code).
 
     Each joust comes back as its 42 outcomes in bytes (int8) and its game
     cycles, in the batch's order: a tenth of the pickled size of the pairs
     and tuples, which the client knows already.
     """
-    compiled = {key: _compile_on_worker(key, code) for key, code in codes.items()}
+    codes = ChainMap(*code)
+    needed = {key for pair in pairs for key in pair}
+    compiled = {key: _compile_on_worker(key, codes[key]) for key in needed}
     return [
         (np.asarray(outcomes, dtype=np.int8).tobytes(), cycles)
         for _pair, outcomes, cycles in play_batch(compiled, pairs)
@@ -68,7 +72,9 @@ class DaskExecutor:
         self.batches_per_thread = batches_per_thread
         self.worker_timeout = worker_timeout  # seconds to wait for a first worker
         self.client = None
-        self.scattered: dict[str, object] = {}  # program key -> its Future on the cluster
+        # the programs' code on the cluster: dictionaries (key -> code), one Future each
+        self.scattered: list[tuple[frozenset[str], object]] = []
+        self.sent: set[str] = set()
 
     def __enter__(self) -> DaskExecutor:
         from distributed import Client  # loaded only for a cluster run
@@ -99,6 +105,22 @@ class DaskExecutor:
             self.client.close()
             self.client = None
 
+    def _send_code(self, programs: Mapping[str, bytes], keys: set[str]) -> None:
+        """Send the code of the programs the workers lack, all of `programs` at
+        once (the next rounds of a tournament need the same), to every worker."""
+        if keys <= self.sent:
+            return
+        new = {key: code for key, code in programs.items() if key not in self.sent}
+        # in a list: scatter sends the dictionary as one object, not one per item
+        (future,) = self.client.scatter([new], broadcast=True, hash=False)
+        self.scattered.append((frozenset(new), future))
+        self.sent |= new.keys()
+
+    def _code_for(self, batch: Sequence[Pair]) -> list[object]:
+        """The scattered code dictionaries a batch needs (a task depends on few)."""
+        keys = {key for pair in batch for key in pair}
+        return [future for sent, future in self.scattered if sent & keys]
+
     def threads(self) -> int:
         return max(1, sum(self.client.nthreads().values()))
 
@@ -109,17 +131,10 @@ class DaskExecutor:
 
         if self.client is None:
             raise RuntimeError("DaskExecutor is used inside `with`")
-        needed = sorted({key for pair in pairs for key in pair} - self.scattered.keys())
-        if needed:
-            futures = self.client.scatter([programs[k] for k in needed], broadcast=True)
-            self.scattered.update(zip(needed, futures, strict=True))
+        self._send_code(programs, {key for pair in pairs for key in pair})
         tasks = {
             self.client.submit(
-                joust_batch,
-                batch,
-                {key: self.scattered[key] for key in {k for pair in batch for k in pair}},
-                retries=RETRIES,
-                pure=False,
+                joust_batch, batch, *self._code_for(batch), retries=RETRIES, pure=False
             ): batch
             for batch in batches(pairs, self.batches_per_thread * self.threads(), BATCH)
         }
