@@ -15,6 +15,7 @@ Both runs must give the same standings (checked). Figures, never assertions.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 from pathlib import Path
@@ -110,14 +111,20 @@ def swiss(entrants: int) -> None:
     )
 
 
+def load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--generated", type=int, default=400)
     parser.add_argument("--swiss", type=int, default=2000)
     parser.add_argument("--no-dask", dest="dask", action="store_false")
     args = parser.parse_args()
+    print(f"load average {load()} (other work on this machine skews the figures)")
     round_robin(args.generated, args.dask)
     swiss(args.swiss)
+    print(f"load average {load()}")
 
 
 if __name__ == "__main__":
