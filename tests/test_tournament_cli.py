@@ -209,7 +209,7 @@ def test_text_output_is_a_table(tmp_path: Path) -> None:
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["#", "name", "wins"]
-    assert len(lines) == 1 + 4 + 1 and lines[-1] == "round-robin, 1 rounds: complete"
+    assert len(lines) == 1 + 4 + 1 and lines[-1] == "round-robin, 1 round: complete"
 
 
 def count_matches(state: Path, status: str) -> int:

@@ -138,7 +138,8 @@ def text_result(result: dict) -> str:
     for row in rows:
         cells = "  ".join(_cell(row[c]) for c in columns)
         lines.append(f"{row['rank']:>4}  {row['name']:{width}}  {cells}")
-    lines.append(f"{result['format']}, {len(result['rounds'])} rounds: {result['ended']}")
+    rounds = len(result["rounds"])
+    lines.append(f"{result['format']}, {rounds} round{'s' * (rounds != 1)}: {result['ended']}")
     if result.get("seed") is not None:
         lines[-1] += f" (seed {result['seed']})"
     return "\n".join(lines)
