@@ -40,10 +40,11 @@ test: setup system-test
 lint: setup
 	$(BIN)/ruff check .
 
-bench: setup
+bench: setup system-run
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
+	$(BIN)/python bench/trace_load.py
 	$(BIN)/python bench/tournament.py
 
 clean:

@@ -67,6 +67,9 @@ class WebSettings:
     bind: str = "127.0.0.1"
     port: int = 8080
     public_url: str = ""  # the URL players are given; default http://bind:port/
+    trace_workers: int = 2  # battles traced at once for the viewer
+    trace_queue: int = 16  # battles waiting to be traced; more are answered 503
+    trace_cache_mb: int = 32  # traced battles kept (compressed), in MB
 
     @property
     def url(self) -> str:
@@ -103,6 +106,9 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("irc", "messages_per_second"): (lambda v: v > 0, "more than 0"),
     ("irc", "burst"): (lambda v: v >= 1, "at least 1"),
     ("web", "port"): (lambda v: 1 <= v <= 65535, "a port from 1 to 65535"),
+    ("web", "trace_workers"): (lambda v: 1 <= v <= 64, "from 1 to 64"),
+    ("web", "trace_queue"): (lambda v: 0 <= v <= 10_000, "from 0 to 10000"),
+    ("web", "trace_cache_mb"): (lambda v: 1 <= v <= 4096, "from 1 to 4096"),
 }
 
 _SECTIONS = {"hill": HillSettings, "irc": IrcSettings, "web": WebSettings}

@@ -6,7 +6,6 @@ very same ones, so a page and its `/api/...` twin can never disagree.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 from typing import Any
 
@@ -158,34 +157,6 @@ def series(hist: History, full_name: str) -> dict[str, Any]:
             }
             for p in hist.series(full_name)
         ],
-    }
-
-
-def _base64(array: np.ndarray, dtype: str) -> str:
-    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode()
-
-
-def trace(snap: Snapshot, left: str, right: str, battle: engine.Trace) -> dict[str, Any]:
-    """A battle compactly: the arrays as base64 little-endian typed arrays
-    (tapes: uint8, (cycles + 1) x tape_length, state-major; pointers: int16;
-    sources: int32 byte offsets), a few MB for the longest battle."""
-    return {
-        "event": event(snap.event),
-        "left": left,
-        "right": right,
-        "tape_length": battle.tape_length,
-        "polarity": battle.polarity,
-        "outcome": battle.outcome,
-        "winner": battle.winner,
-        "reason": battle.reason,
-        "summary": battle.summary(),
-        "cycles": battle.cycles,
-        "encoding": "base64",
-        "tapes": _base64(battle.tapes, "u1"),
-        "left_pointer": _base64(battle.left_pointer, "<i2"),
-        "right_pointer": _base64(battle.right_pointer, "<i2"),
-        "left_source": _base64(battle.left_source, "<i4"),
-        "right_source": _base64(battle.right_source, "<i4"),
     }
 
 

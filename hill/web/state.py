@@ -3,8 +3,8 @@
 The bot may change the hill at any moment (another thread, or another process
 through SQLite), so every view is taken at one event, one hill state, and
 cached under its id: a page never mixes two states, and while the hill does
-not change a request costs one small query.  The Hill's reads block (SQLite,
-the engine), so they run in a thread.
+not change a request costs one small query.  The Hill's reads block
+(SQLite), so they run in a thread.  Battles are trace_store.py's.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ import bisect
 import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill import engine
 from hill.service import NAME, OWNER, Hill
 from hill.standings import Entry, Standings
 
@@ -28,6 +28,7 @@ from hill.standings import Entry, Standings
 CHALLENGES = ("join", "challenge", "update")
 
 T = TypeVar("T")
+READ_THREADS = 2
 
 
 class NotFound(LookupError):
@@ -165,19 +166,23 @@ class _Cache(OrderedDict[Hashable, Any]):
 
 
 class HillReader:
-    """The read side of the web pages: snapshots, history, sources and traces."""
+    """The read side of the web pages: snapshots, history and sources."""
 
     def __init__(self, hill: Hill) -> None:
         self.hill = hill
         self._history: tuple[Any, History] | None = None
         self._snapshots = _Cache(16)
-        self._programs = _Cache(128)  # compiled, by program id
-        self._traces = _Cache(4)  # up to 4 MB each
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
+        # threads of its own: a flood of page requests never holds up the
+        # bot's reads, which share the event loop's default threads
+        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="web-read")
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
 
     async def history(self) -> History:
         """Every change up to the current state (rebuilt when the hill changes)."""
@@ -221,9 +226,7 @@ class HillReader:
                 empty = await self._run(self.hill.standings)
                 return Snapshot(None, empty, {})
             event_id = state[0]
-        change = history.find(event_id)
-        if change is None:
-            raise NotFound(f"no hill state {event_id}")
+        change = history.find(event_id) or await self._in_force(history, event_id)
         key = (change.id, change.commit)
         cached = self._snapshots.get_or(key)
         if cached is None:
@@ -233,27 +236,21 @@ class HillReader:
             )
         return cached
 
+    async def _in_force(self, history: History, event_id: int) -> Change:
+        """The state in force at an event that is no change of the hill (a
+        `!bfjoust-test` trial, which takes an event id but changes nothing).
+        Ids are never reused, so those between two changes all exist."""
+        earlier = history.upto(event_id)
+        if not earlier or (earlier[-1] is history.changes[-1] and not await self._exists(event_id)):
+            raise NotFound(f"no hill state {event_id}")
+        return earlier[-1]
+
+    async def _exists(self, event_id: int) -> bool:
+        events = await self._run(self.hill.events)
+        return any(e.id == event_id for e in events)
+
     async def code(self, snapshot: Snapshot, full_name: str) -> bytes:
         return await self._run(self.hill.program_code, snapshot.entry(full_name).program.id)
-
-    async def _compiled(self, program_id: int) -> engine.Program:
-        program = self._programs.get_or(program_id)
-        if program is None:
-            code = await self._run(self.hill.program_code, program_id)
-            program = self._programs.put(program_id, await self._run(engine.compile_program, code))
-        return program
-
-    async def trace(
-        self, snapshot: Snapshot, left: str, right: str, tape: int, polarity: str
-    ) -> engine.Trace:
-        """One battle of two programs of the state, by the engine that scored it."""
-        ids = (snapshot.entry(left).program.id, snapshot.entry(right).program.id)
-        key = (*ids, tape, polarity)
-        cached = self._traces.get_or(key)
-        if cached is None:
-            programs = [await self._compiled(i) for i in ids]
-            cached = self._traces.put(key, await self._run(engine.trace, *programs, tape, polarity))
-        return cached
 
 
 READER = web.AppKey("reader", HillReader)
