@@ -44,6 +44,7 @@ bench: setup system-run
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
+	$(BIN)/python bench/web.py
 	$(BIN)/python bench/trace_load.py
 	$(BIN)/python bench/tournament.py
 

@@ -34,7 +34,7 @@ import numpy as np
 from bot.ircd import free_port, listening, start_ngircd
 from hill import engine
 from hill.config import HillSettings
-from hill.hill_commands import default_name
+from hill.names import from_file
 from hill.service import Hill
 
 WARRIORS = Path(__file__).resolve().parents[1] / "tests/data/reference/warriors/esohill-20131008"
@@ -47,9 +47,9 @@ def build_hill(data_dir: Path) -> list[tuple[str, str, int, str]]:
     hill = Hill(HillSettings(data_dir=data_dir))
     codes = {}
     for path in sorted(WARRIORS.glob("*.bfjoust")):
-        codes[default_name(path)] = path.read_bytes()
-        hill.challenge("esohill", default_name(path), codes[default_name(path)])
-    standings = hill.standings()
+        codes[from_file(path)] = path.read_bytes()
+        hill.challenge("esohill", from_file(path), codes[from_file(path)])
+    standings = hill.queries.standings()
     hill.close()
     compiled = {name: engine.compile_program(code) for name, code in codes.items()}
     long = []

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hill.service import HillError, check_name
+from hill import names
+from hill.errors import HillError
 
 ACCOUNT_CAPS = ("account-tag", "account-notify")
 
@@ -36,13 +37,13 @@ class Sender:
                 "log in to your services account (NickServ) to change the hill; "
                 "testing works without"
             )
-        check_name(self.identity, name)
+        names.check(self.identity, name)
         return self.identity
 
     def tester(self, name: str) -> str:
         """The owner a test runs under: anyone may test."""
         owner = self.identity or self.nick
-        check_name(owner, name)
+        names.check(owner, name)
         return owner
 
     def is_admin(self, admins: Iterable[str]) -> bool:

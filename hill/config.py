@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RANKING_METHODS = ("markov", "points", "trad", "tradtwist", "iter", "itertwist")
+from hill.scoring import METHODS as RANKING_METHODS
+
 CHANNEL = re.compile(r"[#&][^\s,\x07]{1,49}")
 NICK = re.compile(r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}")
 
@@ -26,6 +27,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class HillSettings:
+    """[hill]: the hill itself and where its data lives."""
+
     size: int = 47  # programs the hill holds
     ranking: str = "markov"  # the scoring method that ranks (see SCORING.md)
     data_dir: Path = Path("var")  # hill.sqlite3 and the git repository hill-repo/
@@ -36,6 +39,8 @@ class HillSettings:
 
 @dataclass(frozen=True)
 class IrcSettings:
+    """[irc]: the bot's network, identity, commands and limits."""
+
     server: str = "127.0.0.1"
     port: int = 6667
     tls: bool = False
@@ -63,6 +68,8 @@ class IrcSettings:
 
 @dataclass(frozen=True)
 class WebSettings:
+    """[web]: where the web report is served, and the URL players are given."""
+
     enabled: bool = True
     bind: str = "127.0.0.1"
     port: int = 8080
@@ -80,6 +87,8 @@ class WebSettings:
 
 @dataclass(frozen=True)
 class Settings:
+    """The whole configuration file, a section each."""
+
     hill: HillSettings = field(default_factory=HillSettings)
     irc: IrcSettings = field(default_factory=IrcSettings)
     web: WebSettings = field(default_factory=WebSettings)

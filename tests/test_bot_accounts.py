@@ -67,7 +67,7 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             assert await fake.reply("hillbot") == "!bfjoust-remove is for the hill's admins"
             fake.say(CHANNEL, f"!bfjoust-test rush {TRAIL}")
             assert "test only, the hill is unchanged" in await fake.reply("hillbot")
-            standings = await asyncio.to_thread(hillbot.commands.hill.standings)
+            standings = await asyncio.to_thread(hillbot.commands.hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["alice.rush"]
             with hillbot.commands.hill.db.session() as session:
                 from sqlalchemy import select
@@ -201,7 +201,7 @@ def test_accounts_known_without_message_tags(network: Inspircd, tmp_path, monkey
             await dave.join(CHANNEL)  # logged in as he joins: extended-join says so
             dave.say(nick, f"!bfjoust rush {RUSH}")
             assert (await dave.reply(nick)).startswith("New program bob.rush: points")
-            names = {e.program.full_name for e in hillbot.commands.hill.standings().entries}
+            names = {e.program.full_name for e in hillbot.commands.hill.queries.standings().entries}
             assert names == {"alice.rush", "bob.trail", "bob.rush"}
 
     run(scenario())

@@ -60,7 +60,7 @@ def signed(value: int) -> str:
 
 
 def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     load(browser, served.url + "/")
     rows = css(browser, "#standings tbody tr")
     assert len(rows) == 47
@@ -83,7 +83,7 @@ def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> N
     assert len(labels) == len(set(labels)) == 12
     link = first.find_element(By.CSS_SELECTOR, "td.program a.source")
     assert link.get_attribute("href").endswith(
-        f"/source/{quote(top.program.full_name)}?event={served.hill.latest_state()[0]}"
+        f"/source/{quote(top.program.full_name)}?event={served.hill.queries.latest_state()[0]}"
     )
     assert console_errors(browser) == []
 
@@ -122,11 +122,11 @@ def test_sorting_by_a_column(browser: webdriver.Chrome, served: Server) -> None:
     header(browser, "RANK").find_element(By.TAG_NAME, "button").click()
     assert [int(v) for v in column(browser, 0)] == list(range(1, 48))
     # points order is not rank order on this hill, so the sort did something
-    assert values != [e.points for e in served.hill.standings().entries]
+    assert values != [e.points for e in served.hill.queries.standings().entries]
 
 
 def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     load(browser, served.url + "/matrix")
     a, b = 2, 6  # rows and columns in rank order
     cell = css(browser, "#matrix tbody tr")[a].find_elements(By.CSS_SELECTOR, "td")[b]
@@ -134,7 +134,7 @@ def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server
     left, right = standings.entries[a].program.full_name, standings.entries[b].program.full_name
     ActionChains(browser).move_to_element(cell).perform()
     info = css(browser, "#matrix-info")[0].text
-    assert f"{left} vs {right}" in info
+    assert f"{left} vs {right}" in info and info.endswith("click for the 42 battles")
     assert cell.get_attribute("class").startswith("w" if margin > 0 else "l" if margin else "t")
     cell.find_element(By.TAG_NAME, "a").click()
     WebDriverWait(browser, 10).until(lambda d: "/vs/" in d.current_url)
@@ -152,7 +152,7 @@ def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server
 def test_the_battle_viewer_plays_the_engines_battle(
     browser: webdriver.Chrome, served: Server
 ) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     a, b, tape, polarity = 0, 1, 12, "kettle"
     left, right = standings.entries[a].program, standings.entries[b].program
     codes = dict(reference_programs())
@@ -220,7 +220,7 @@ def test_the_battle_viewer_plays_the_engines_battle(
 
 
 def test_a_battle_of_100000_cycles_loads_fast(browser: webdriver.Chrome, served: Server) -> None:
-    left, right, tape, polarity, battle = longest_battle(served.hill.standings())
+    left, right, tape, polarity, battle = longest_battle(served.hill.queries.standings())
     start = time.perf_counter()
     load(
         browser,
@@ -283,7 +283,7 @@ def test_history_opens_past_states_and_charts(browser: webdriver.Chrome, served:
 
 
 def pages(served: Server) -> dict[str, str]:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     top, second = (quote(e.program.full_name) for e in standings.entries[:2])
     return {
         "standings": "/",
@@ -387,7 +387,7 @@ def test_a_phone_shows_the_scores_and_says_the_rest_scrolls(
 
 def test_a_phone_shows_whole_names_in_the_matrix(phone: webdriver.Chrome, served: Server) -> None:
     load(phone, served.url + "/matrix")
-    names = [e.program.full_name for e in served.hill.standings().entries]
+    names = [e.program.full_name for e in served.hill.queries.standings().entries]
     links = css(phone, "#matrix th.name a")
     assert [link.text.replace("\n", "") for link in links] == names
     assert all(in_view(phone, "#matrix th.name a"))

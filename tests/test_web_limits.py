@@ -91,7 +91,7 @@ def get_politely(url: str, retries: int = 60) -> tuple[Reply, int]:
 def test_a_flood_of_long_battles_is_bounded(hill: Hill) -> None:
     """120 requests at once over 40 distinct 100000-cycle battles, against a
     web process that traces one battle at a time with one waiting."""
-    battles = list(itertools.islice(long_battles(hill.standings()), 40))
+    battles = list(itertools.islice(long_battles(hill.queries.standings()), 40))
     assert len(battles) == 40
     folder = Path(hill.settings.data_dir).parent
     web = WebProcess(folder, "trace_workers = 1\ntrace_queue = 1\ntrace_cache_mb = 4\n")

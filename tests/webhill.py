@@ -35,7 +35,7 @@ from selenium.webdriver.chrome.service import Service
 from bot.ircd import free_port, listening
 from hill import engine
 from hill.config import HillSettings, WebSettings
-from hill.hill_commands import default_name
+from hill.names import from_file
 from hill.service import Hill
 from hill.standings import Standings
 from hill.web.server import start_web
@@ -57,7 +57,7 @@ CHROMIUM_OPTIONS = (
 def reference_programs() -> list[tuple[str, bytes]]:
     """(name, code) of the 2013 hill's programs, in the order they are submitted."""
     fixture = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())
-    return [(default_name(p), warrior_path(p).read_bytes()) for p in fixture["programs"]]
+    return [(from_file(p), warrior_path(p).read_bytes()) for p in fixture["programs"]]
 
 
 def build_hill(
@@ -79,9 +79,9 @@ class Server:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         settings = WebSettings(bind="127.0.0.1", port=0)
-        self.runner = asyncio.run_coroutine_threadsafe(start_web(hill, settings), self.loop).result(
-            timeout=30
-        )
+        serving = start_web(hill.queries, hill.settings, settings)
+        starting = asyncio.run_coroutine_threadsafe(serving, self.loop)
+        self.runner = starting.result(timeout=30)
         host, port = self.runner.addresses[0][:2]
         self.url = f"http://{host}:{port}"
 

@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from hill import engine, scoring
+from hill import engine
+from hill.queries import HillEvent
 from hill.reports import json_report
-from hill.web.state import Change, History, Snapshot
+from hill.web.state import Snapshot, Timeline
 
 TAPES = list(engine.TAPE_LENGTHS)
 
@@ -23,7 +24,7 @@ def iso(time: dt.datetime) -> str:
     return time.isoformat(timespec="seconds") + "Z"
 
 
-def event(change: Change | None) -> dict[str, Any] | None:
+def event(change: HillEvent | None) -> dict[str, Any] | None:
     if change is None:
         return None
     return {
@@ -54,7 +55,7 @@ def matrix(snap: Snapshot) -> dict[str, Any]:
     return {
         "event": event(snap.event),
         "programs": [e.program.full_name for e in snap.standings.entries],
-        "margins": scoring.margins(snap.standings.outcomes).tolist(),
+        "margins": snap.standings.margins().tolist(),
     }
 
 
@@ -137,12 +138,12 @@ def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> d
     }
 
 
-def history(hist: History) -> dict[str, Any]:
+def history(hist: Timeline) -> dict[str, Any]:
     """Every change of the hill, newest first."""
     return {"changes": [event(c) for c in reversed(hist.changes)]}
 
 
-def series(hist: History, full_name: str) -> dict[str, Any]:
+def series(hist: Timeline, full_name: str) -> dict[str, Any]:
     """A program's rank and score (by the ranking method of each state) over time."""
     return {
         "program": full_name,

@@ -14,10 +14,10 @@ import logging
 
 from aiohttp import web
 
-from hill.config import IrcSettings, Settings, WebSettings
+from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.logs import configure_logging
+from hill.queries import HillQueries
 from hill.requests import RequestBook
-from hill.service import Hill
 from hill.uploads import UploadLinks
 from hill.web import upload
 from hill.web.git_http import GitHttp
@@ -83,24 +83,30 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
 
 
 def create_app(
-    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+    queries: HillQueries,
+    hill: HillSettings,
+    settings: WebSettings,
+    *,
+    queue_size: int = IrcSettings.queue_size,
 ) -> web.Application:
-    """The application; `queue_size` bounds the requests waiting, uploads included."""
+    """The application on the hill that `queries` reads; `queue_size` bounds
+    the requests waiting, uploads included (an upload is a request for the
+    bot, written in the request book: the hill itself is only read)."""
     quiet_client_errors()
     app = web.Application(middlewares=[errors])
-    app[READER] = HillReader(hill)
+    app[READER] = HillReader(queries)
     app[TRACES] = TraceStore(
-        hill.program_code,
+        queries.program_code,
         workers=settings.trace_workers,
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,
     )
     app[upload.UPLOADS] = upload.Uploads(
-        UploadLinks(hill.db), RequestBook(hill.db), hill.settings.max_program_bytes, queue_size
+        UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
     )
     app.add_routes(routes)
     app.add_routes(upload.routes)
-    app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
+    app.add_routes(GitHttp(hill.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app
@@ -112,12 +118,16 @@ async def _close_threads(app: web.Application) -> None:
 
 
 async def start_web(
-    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+    queries: HillQueries,
+    hill: HillSettings,
+    settings: WebSettings,
+    *,
+    queue_size: int = IrcSettings.queue_size,
 ) -> web.AppRunner:
     """Serve on settings.bind:settings.port on the running loop; the caller
     does `await runner.cleanup()`."""
     runner = web.AppRunner(
-        create_app(hill, settings, queue_size=queue_size), access_log_class=AccessLog
+        create_app(queries, hill, settings, queue_size=queue_size), access_log_class=AccessLog
     )
     await runner.setup()
     await web.TCPSite(runner, settings.bind, settings.port).start()
@@ -126,17 +136,20 @@ async def start_web(
 
 
 def run_web(settings: Settings) -> None:
-    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM."""
+    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It reads
+    the hill (no lock, no migration, no git) and writes only the upload
+    requests the bot plays; HillError if the hill's database is missing or
+    of another schema."""
     configure_logging()
-    hill = Hill(settings.hill)
+    queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
         web.run_app(
-            create_app(hill, settings.web, queue_size=settings.irc.queue_size),
+            create_app(queries, settings.hill, settings.web, queue_size=settings.irc.queue_size),
             host=settings.web.bind,
             port=settings.web.port,
             print=None,
             access_log_class=AccessLog,
         )
     finally:
-        hill.close()
+        queries.close()

@@ -17,9 +17,10 @@ from typing import Any
 from aiohttp import web
 
 from hill import engine
+from hill.names import is_full_name
 from hill.web import api
 from hill.web.render import render
-from hill.web.state import READER, HillReader, NotFound, Snapshot, valid_name
+from hill.web.state import READER, HillReader, NotFound, Snapshot
 from hill.web.trace_store import TraceStore
 
 routes = web.RouteTableDef()
@@ -60,7 +61,7 @@ def reader(request: web.Request) -> HillReader:
 
 def name_param(request: web.Request, key: str = "name") -> str:
     name = request.match_info.get(key) or request.query.get(key, "")
-    if not valid_name(name):
+    if not is_full_name(name):
         raise NotFound(f"no program {name[:60]!r}")
     return name
 
