@@ -20,7 +20,7 @@ import random
 import time
 from pathlib import Path
 
-from hill.tournaments.executors import LocalExecutor
+from hill.arena import Arena
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 
@@ -65,9 +65,11 @@ def generated_programs(count: int, seed: int = 1) -> dict[str, bytes]:
     return programs
 
 
-def timed_run(plan: TournamentPlan, programs: dict[str, bytes], executor) -> tuple[dict, float]:
+def timed_run(
+    plan: TournamentPlan, programs: dict[str, bytes], jousts: Arena
+) -> tuple[dict, float]:
     started = time.perf_counter()
-    tournament = Tournament(plan, programs, MemoryStore(), executor)
+    tournament = Tournament(plan, programs, MemoryStore(), jousts)
     tournament.run()
     return tournament.to_json(), time.perf_counter() - started
 
@@ -77,7 +79,7 @@ def round_robin(generated: int, dask: bool) -> None:
     plan = TournamentPlan(ROUND_ROBIN, tuple(programs))
     jousts = plan.expected_matches()
     print(f"round robin of {len(programs)} programs: {jousts} jousts")
-    local, local_wall = timed_run(plan, programs, LocalExecutor())
+    local, local_wall = timed_run(plan, programs, Arena())
     print(f"  local cores:   {local_wall:7.1f} s  {jousts / local_wall:8.0f} jousts/s")
     if not dask:
         return
@@ -89,7 +91,7 @@ def round_robin(generated: int, dask: bool) -> None:
         LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
         DaskExecutor(cluster.scheduler_address) as executor,
     ):
-        remote, remote_wall = timed_run(plan, programs, executor)
+        remote, remote_wall = timed_run(plan, programs, Arena(executor))
     overhead = 100 * (remote_wall / local_wall - 1)
     same = "same standings" if remote == local else "DIFFERENT RESULTS"
     print(
@@ -101,7 +103,7 @@ def round_robin(generated: int, dask: bool) -> None:
 def swiss(entrants: int) -> None:
     programs = reference_programs() | generated_programs(entrants - 98, seed=2)
     plan = TournamentPlan(SWISS, tuple(programs), seed=1)
-    result, wall = timed_run(plan, programs, LocalExecutor())
+    result, wall = timed_run(plan, programs, Arena())
     played = sum(len(r["matches"]) for r in result["rounds"])
     full = entrants * (entrants - 1) // 2
     print(

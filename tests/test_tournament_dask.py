@@ -17,9 +17,10 @@ from conftest import REFERENCE
 from daskcluster import DaskCluster
 from test_tournament_cli import count_matches
 
+from hill import arena
+from hill.arena import Arena
 from hill.tournaments import TournamentError
 from hill.tournaments.dask_executor import DaskExecutor
-from hill.tournaments.executors import LocalExecutor, program_key
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.runner import ROUND_ROBIN, Tournament, TournamentPlan
 
@@ -39,14 +40,16 @@ def reference(count: int, start: int = 0) -> dict[str, bytes]:
 
 
 def test_cluster_jousts_equal_local_ones(cluster: DaskCluster) -> None:
-    codes = {program_key(code): code for code in reference(25, start=30).values()}
-    pairs = list(itertools.permutations(codes, 2))  # both sides of every pair
-    local = {pair: (outcomes, cycles) for pair, outcomes, cycles in LocalExecutor(2)(codes, pairs)}
+    code = {arena.code_hash(c): c for c in reference(25, start=30).values()}
+    pairs = list(itertools.permutations(code, 2))  # both sides of every pair
+    local_executor = arena.LocalExecutor(arena.ProgramCache(), jobs=2)
+    local = {pair: (r.outcomes, r.game_cycles) for pair, r in local_executor(pairs, code.get)}
     with DaskExecutor(cluster.address) as executor:
-        remote = {pair: (o, c) for pair, o, c in executor(codes, pairs)}
-        again = {pair: (o, c) for pair, o, c in executor(codes, pairs[:40])}  # code sent once
+        remote = {pair: (r.outcomes, r.game_cycles) for pair, r in executor(pairs, code.get)}
+        again = {pair: r.outcomes for pair, r in executor(pairs[:40], code.get)}  # code sent once
+        assert len(executor.scattered) == 1
     assert remote == local and len(remote) == 600
-    assert again == {pair: local[pair] for pair in pairs[:40]}
+    assert again == {pair: local[pair][0] for pair in pairs[:40]}
     logs = cluster.log("worker1") + cluster.log("worker2")
     assert "Traceback" not in logs
 
@@ -87,7 +90,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
 
     programs = reference(60)
     plan = TournamentPlan(ROUND_ROBIN, tuple(programs))
-    local = Tournament(plan, programs, MemoryStore(), LocalExecutor(2))
+    local = Tournament(plan, programs, MemoryStore(), Arena(jobs=2))
     local.run()
     cluster = DaskCluster(tmp_path).start()
     killed: list[int] = []
@@ -104,7 +107,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
                     killed.append(done)
 
             with DaskExecutor(cluster.address, batches_per_thread=16) as executor:
-                remote = Tournament(plan, programs, MemoryStore(), executor)
+                remote = Tournament(plan, programs, MemoryStore(), Arena(executor))
                 remote.run(kill_worker2_while_busy)
     finally:
         cluster.stop()

@@ -3,12 +3,12 @@ picked up from its ledger after an interruption finishing as it would have."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 
 import pytest
 from conftest import REFERENCE
 
-from hill.tournaments.executors import LocalExecutor, Pair, PlayedJoust
+from hill.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
 from hill.tournaments.ledger import Ledger, LedgerError, MatchStatus, MemoryStore
 from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 
@@ -64,16 +64,14 @@ class Interrupted(Exception):
 
 
 class StopsAfter:
-    """The local executor, interrupted after `count` jousts (a crash mid-round)."""
+    """The arena's local executor, interrupted after `count` jousts (a crash mid-round)."""
 
     def __init__(self, count: int) -> None:
         self.left = count
-        self.local = LocalExecutor(jobs=2)
+        self.local = LocalExecutor(ProgramCache(), jobs=2)
 
-    def __call__(
-        self, programs: Mapping[str, bytes], pairs: Sequence[Pair]
-    ) -> Iterator[PlayedJoust]:
-        for played in self.local(programs, pairs):
+    def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
+        for played in self.local(pairs, code_of):
             if self.left == 0:
                 raise Interrupted
             self.left -= 1
@@ -93,14 +91,14 @@ def test_an_interrupted_tournament_finishes_as_an_uninterrupted_one(
 ) -> None:
     programs = reference_programs(count)
     plan = TournamentPlan(fmt, tuple(programs), seed=11, additional_rounds=1)
-    whole = Tournament(plan, programs, MemoryStore(), LocalExecutor(jobs=2))
+    whole = Tournament(plan, programs, MemoryStore(), Arena(jobs=2))
     whole.run()
     assert whole.ended == "complete"
     store = MemoryStore()
     for stop in stops:  # each run is cut short; the next picks up the same store
         with pytest.raises(Interrupted):
-            Tournament(plan, programs, store, StopsAfter(stop)).run()
-    resumed = Tournament(plan, programs, store, LocalExecutor(jobs=2))
+            Tournament(plan, programs, store, Arena(StopsAfter(stop))).run()
+    resumed = Tournament(plan, programs, store, Arena(jobs=2))
     assert resumed.ended is None
     resumed.run()
     assert resumed.to_json() == whole.to_json()
@@ -110,7 +108,7 @@ def test_progress_counts_committed_matches_against_those_expected() -> None:
     programs = reference_programs(5)
     plan = TournamentPlan(SWISS, tuple(programs), seed=1)  # 3 rounds of 2 matches, 1 bye
     seen: list[tuple[int, int]] = []
-    Tournament(plan, programs, MemoryStore(), LocalExecutor(1)).run(
+    Tournament(plan, programs, MemoryStore(), Arena(jobs=1)).run(
         lambda done, total: seen.append((done, total))
     )
     assert seen == [(done, 6) for done in range(1, 7)]

@@ -10,8 +10,9 @@ functions over plain data, each in its own module:
 - `ledger`: matches created, checked out and committed, round by round.
 
 Running one: `pools` reads the entrants, `runner` plays a tournament through
-an executor (`executors`: local threads; `dask_executor`: a Dask cluster),
-and `commands` is `bfjoust tournament ...`.
+the arena (`hill.arena`: every local core, or `dask_executor`: a Dask
+cluster), `state_file` keeps it in SQLite, and `commands` is `bfjoust
+tournament ...`.
 """
 
 

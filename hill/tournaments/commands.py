@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from hill.arena import Arena
 from hill.tournaments.criteria import CRITERIA, parse_criteria
-from hill.tournaments.executors import Executor, LocalExecutor
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.pools import file_pool
 from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
@@ -91,8 +91,8 @@ def command_run(args: argparse.Namespace) -> None:
     )
     if isinstance(store, StateFile):
         store.claim(plan.to_json(programs))
-    with executor_for(args) as executor, progress_bar(plan) as progress:
-        tournament = Tournament(plan, programs, store, executor)
+    with arena_for(args) as jousts, progress_bar(plan) as progress:
+        tournament = Tournament(plan, programs, store, jousts)
         tournament.run(progress)
     result = tournament.to_json()
     if args.json:
@@ -102,9 +102,10 @@ def command_run(args: argparse.Namespace) -> None:
 
 
 @contextlib.contextmanager
-def executor_for(args: argparse.Namespace) -> Iterator[Executor]:
+def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
+    """The arena on every local core, or on the Dask cluster of `--scheduler`."""
     if args.scheduler is None:
-        yield LocalExecutor(args.jobs)
+        yield Arena(jobs=args.jobs)
         return
     from hill.tournaments.dask_executor import DaskExecutor  # Dask is loaded only for a cluster
 
@@ -112,7 +113,7 @@ def executor_for(args: argparse.Namespace) -> Iterator[Executor]:
         # (after distributed set its logging up) the client logs a lost scheduler
         # with a traceback; the error raised says it in one line
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
-        yield executor
+        yield Arena(executor)
 
 
 @contextlib.contextmanager

@@ -1,9 +1,10 @@
 """Playing a tournament: pair a round, play its matches, commit them, repeat.
 
-`Tournament` ties the rules (round robin, Swiss) to the ledger and an
-executor. Every step is written to the ledger's store before the next one,
-and the rules are pure functions of the committed rounds, so a run picked up
-from its store (after a crash) finishes exactly as an uninterrupted one.
+`Tournament` ties the rules (round robin, Swiss) to the ledger and the
+arena, which plays the jousts (on local cores or a cluster). Every step is
+written to the ledger's store before the next one, and the rules are pure
+functions of the committed rounds, so a run picked up from its store (after
+a crash) finishes exactly as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from hill import arena
+from hill.arena import Arena, Pair
 from hill.tournaments import round_robin
 from hill.tournaments.criteria import CRITERIA, swiss_standings
-from hill.tournaments.executors import Executor, Pair, program_key
 from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch
 from hill.tournaments.swiss import (
     COMPLETE,
@@ -55,7 +57,7 @@ class TournamentPlan:
         return {
             "format": self.format,
             "entrants": list(self.entrants),
-            "programs": [program_key(programs[name]) for name in self.entrants],
+            "programs": [arena.code_hash(programs[name]) for name in self.entrants],
             "seed": self.seed,
             "additional_rounds": self.additional_rounds,
             "allow_repeat": self.allow_repeat,
@@ -70,21 +72,23 @@ class TournamentPlan:
 
 
 class Tournament:
-    """One tournament over `programs` (entrant name -> code), kept in `store`."""
+    """One tournament over `programs` (entrant name -> code), kept in `store`,
+    its jousts played by `jousts` (default: an arena on every local core)."""
 
     def __init__(
         self,
         plan: TournamentPlan,
         programs: Mapping[str, bytes],
         store: LedgerStore,
-        executor: Executor,
+        jousts: Arena | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
-        self.executor = executor
-        self.keys = {name: program_key(programs[name]) for name in plan.entrants}
-        self.codes = {self.keys[name]: programs[name] for name in plan.entrants}
-        self.margins: dict[Pair, int] = {}  # by program keys: each joust played once
+        self.arena = jousts or Arena()
+        self.hashes = {name: arena.code_hash(programs[name]) for name in plan.entrants}
+        self.code = {self.hashes[name]: programs[name] for name in plan.entrants}
+        # margins by kept pair (the arena's orientation): a rematch plays nothing again
+        self.margins: dict[Pair, int] = {}
         self.ledger = Ledger.replay(store.read())
         # a restart: matches checked out without a result go back to the queue
         self.store.write(list(self.ledger.requeue_checked_out()))
@@ -120,24 +124,30 @@ class Tournament:
     def _play_current_round(self, progress: Progress | None) -> None:
         matches = self.ledger.check_out()
         self.store.write(list(matches))
-        waiting: dict[Pair, list[ScheduledMatch]] = defaultdict(list)
+        waiting: dict[Pair, list[tuple[ScheduledMatch, int]]] = defaultdict(list)
         for match in matches:
-            waiting[(self.keys[match.a], self.keys[match.b])].append(match)
+            pair, sign = arena.oriented(self.hashes[match.a], self.hashes[match.b])
+            waiting[pair].append((match, sign))
         with WriteBehind(self.store) as writes:
             for pair in [pair for pair in waiting if pair in self.margins]:  # a rematch
                 writes.add(self._commit(waiting.pop(pair), self.margins[pair], progress))
-            for pair, outcomes, _cycles in self.executor(self.codes, list(waiting)):
-                margin = sum(outcomes)
-                self.margins[pair] = margin
-                self.margins[pair[::-1]] = -margin  # m[b,a] = -m[a,b]
-                writes.add(self._commit(waiting.pop(pair), margin, progress))
+            for pair, result in self.arena.play(list(waiting), self.code.__getitem__):
+                self.margins[pair] = result.score
+                writes.add(self._commit(waiting.pop(pair), result.score, progress))
         if waiting:
             raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
 
     def _commit(
-        self, matches: Sequence[ScheduledMatch], margin: int, progress: Progress | None
+        self,
+        matches: Sequence[tuple[ScheduledMatch, int]],
+        margin: int,
+        progress: Progress | None,
     ) -> list[Change]:
-        committed: list[Change] = [self.ledger.commit(match.key, margin) for match in matches]
+        """Commit the matches of one joust: `margin` from its left side, each
+        match's sign turning it to the match's a."""
+        committed: list[Change] = [
+            self.ledger.commit(match.key, sign * margin) for match, sign in matches
+        ]
         if progress is not None:
             progress(self.ledger.committed, self.plan.expected_matches())
         return committed
