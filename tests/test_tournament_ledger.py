@@ -112,3 +112,31 @@ def test_progress_counts_committed_matches_against_those_expected() -> None:
         lambda done, total: seen.append((done, total))
     )
     assert seen == [(done, 6) for done in range(1, 7)]
+
+
+class Counting(LocalExecutor):
+    """The arena's local executor, counting the jousts it plays."""
+
+    def __init__(self) -> None:
+        super().__init__(ProgramCache(), jobs=2)
+        self.played = 0
+
+    def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
+        self.played += len(pairs)
+        return super().__call__(pairs, code_of)
+
+
+def test_known_jousts_and_rematches_are_not_played_again() -> None:
+    """A Swiss tournament of 4 with rematches plays each pair once (6 jousts
+    for 2 + 2 + 2 + 2 matches); given those jousts (as the hill's would be,
+    from storage), the same tournament plays none and ends the same."""
+    programs = reference_programs(4)
+    plan = TournamentPlan(SWISS, tuple(programs), seed=4, additional_rounds=2, allow_repeat=True)
+    first = Counting()
+    played = Tournament(plan, programs, MemoryStore(), Arena(first))
+    played.run()
+    assert len(played.to_json()["rounds"]) == 4 and first.played == 6
+    again = Counting()
+    known = Tournament(plan, programs, MemoryStore(), Arena(again), known=played.results)
+    known.run()
+    assert again.played == 0 and known.to_json() == played.to_json()

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hill import arena
-from hill.arena import Arena, Pair
+from hill.arena import Arena, Pair, Played
 from hill.tournaments import round_robin
 from hill.tournaments.criteria import CRITERIA, swiss_standings
 from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch
@@ -73,7 +73,8 @@ class TournamentPlan:
 
 class Tournament:
     """One tournament over `programs` (entrant name -> code), kept in `store`,
-    its jousts played by `jousts` (default: an arena on every local core)."""
+    its jousts played by `jousts` (default: an arena on every local core)
+    unless `known` has them already."""
 
     def __init__(
         self,
@@ -81,14 +82,15 @@ class Tournament:
         programs: Mapping[str, bytes],
         store: LedgerStore,
         jousts: Arena | None = None,
+        known: arena.Results | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
         self.arena = jousts or Arena()
         self.hashes = {name: arena.code_hash(programs[name]) for name in plan.entrants}
         self.code = {self.hashes[name]: programs[name] for name in plan.entrants}
-        # margins by kept pair (the arena's orientation): a rematch plays nothing again
-        self.margins: dict[Pair, int] = {}
+        # jousts known (e.g. the hill's, from storage) and played: none is played twice
+        self.results = known if known is not None else arena.Results()
         self.ledger = Ledger.replay(store.read())
         # a restart: matches checked out without a result go back to the queue
         self.store.write(list(self.ledger.requeue_checked_out()))
@@ -129,10 +131,11 @@ class Tournament:
             pair, sign = arena.oriented(self.hashes[match.a], self.hashes[match.b])
             waiting[pair].append((match, sign))
         with WriteBehind(self.store) as writes:
-            for pair in [pair for pair in waiting if pair in self.margins]:  # a rematch
-                writes.add(self._commit(waiting.pop(pair), self.margins[pair], progress))
+            for pair in [pair for pair in waiting if pair in self.results]:  # known, a rematch
+                margin = int(self.results.between(*pair).sum())
+                writes.add(self._commit(waiting.pop(pair), margin, progress))
             for pair, result in self.arena.play(list(waiting), self.code.__getitem__):
-                self.margins[pair] = result.score
+                self.results.add([Played(pair, result)])
                 writes.add(self._commit(waiting.pop(pair), result.score, progress))
         if waiting:
             raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
