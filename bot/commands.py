@@ -12,6 +12,7 @@ import asyncio
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
@@ -28,6 +29,16 @@ log = structlog.get_logger(__name__)
 
 TOP = 5  # programs named by report and help
 WORST = 3  # opponents named by rank
+
+
+class Reply(Protocol):
+    """How an answer goes back (IrcClient.reply)."""
+
+    def __call__(self, message: Incoming, text: str, *, refusal: bool = False) -> None: ...
+
+
+class Quiet(Exception):
+    """A request refused without a word: the sender was told already."""
 
 
 class Usage(Exception):
@@ -48,7 +59,7 @@ class Commands:
         settings: Settings,
         hill: Hill,
         queue: JobQueue[Report],
-        reply: Callable[[Incoming, str], None],
+        reply: Reply,
         announce: Callable[[str], None],
     ) -> None:
         self.settings = settings
@@ -87,19 +98,22 @@ class Commands:
     async def _run(self, command: Command, message: Incoming, args: str) -> None:
         name = self.irc.command + command.suffix
         log.info("command", command=name, nick=message.sender.nick, account=message.sender.account)
+        refuse = functools.partial(self.reply, message, refusal=True)
         try:
             if command.admin and not message.sender.is_admin(self.irc.admins):
                 raise HillError(f"{name} is for the hill's admins")
             await command.run(message, args)
+        except Quiet:
+            pass
         except Usage as usage:
-            self.reply(message, f"usage: {name} {command.usage}".rstrip() + f" ({usage})")
+            refuse(f"usage: {name} {command.usage}".rstrip() + f" ({usage})")
         except (HillError, FetchError) as error:
-            self.reply(message, str(error))
+            refuse(str(error))
         except QueueFull:
-            self.reply(message, "busy: the queue is full; try again in a minute")
+            refuse("busy: the queue is full; try again in a minute")
         except Exception:
             log.exception("command failed", command=name)
-            self.reply(message, "something went wrong; it has been logged")
+            refuse("something went wrong; it has been logged")
 
     # --- changing the hill -------------------------------------------------
 
@@ -116,18 +130,28 @@ class Commands:
             raise Usage("a name and the program, or a URL of it")
         sender = message.sender
         owner = sender.tester(name) if test_only else sender.owner(name)
-        user = sender.identity or sender.nick
-        refusal = self.limiter.check(user)
+        refusal = self.limiter.check(sender.key)
         if refusal:
-            raise HillError(refusal)
+            raise Quiet if refusal.told else HillError(refusal.reason)
         source = await self._source(code)
-        job = functools.partial(self.hill.challenge, owner, name, source, test_only=test_only)
+
+        def job() -> Report:
+            return self.hill.challenge(
+                self._spelling(sender, owner), name, source, test_only=test_only
+            )
+
         try:
             report = await self.queue.submit(job)
-        except HillError:
-            self.limiter.refund(user)  # refused before any joust: it does not count
+        except (HillError, QueueFull):
+            self.limiter.refund(sender.key)  # refused before any joust: it does not count
             raise
         self._deliver(message, report)
+
+    def _spelling(self, sender: Sender, owner: str) -> str:
+        """`owner` as the hill already spells it (IRC nicks and accounts
+        have no case), so that one person has one name; run in the queue,
+        one job at a time, so two new spellings cannot race."""
+        return sender.spelling(owner, self.hill.owners())
 
     async def _source(self, code: str) -> bytes:
         """The program: the text itself, or what its URL serves."""
@@ -143,8 +167,12 @@ class Commands:
     async def withdraw(self, message: Incoming, args: str) -> None:
         if not args or " " in args:
             raise Usage("the name of your program")
-        owner = message.sender.owner(args)
-        self._deliver(message, await self.queue.submit(lambda: self.hill.withdraw(owner, args)))
+        sender = message.sender
+        owner = sender.owner(args)
+        report = await self.queue.submit(
+            lambda: self.hill.withdraw(self._spelling(sender, owner), args)
+        )
+        self._deliver(message, report)
 
     async def remove(self, message: Incoming, args: str) -> None:
         if not args or " " in args or "." not in args:
@@ -200,8 +228,7 @@ def find(standings: Standings, name: str, sender: Sender) -> int:
         matches = [i for i, e in enumerate(entries) if e.program.full_name.lower() == name.lower()]
     else:
         matches = [i for i, e in enumerate(entries) if e.program.name.lower() == name.lower()]
-        identity = sender.identity.lower()
-        mine = [i for i in matches if entries[i].program.owner.lower() == identity]
+        mine = [i for i in matches if sender.same(entries[i].program.owner, sender.identity)]
         matches = mine or matches
     if not matches:
         raise HillError(f"there is no {name[:60]} on the hill")

@@ -149,6 +149,13 @@ class Hill:
             rows = session.execute(select(Program.id, Program.owner, Program.name))
             return {row.id: f"{row.owner}.{row.name}" for row in rows}
 
+    def owners(self) -> set[str]:
+        """Every owner that has had a program on the hill, spelt as stored
+        (tests aside: anyone may test under any nick)."""
+        with self.db.session() as session:
+            query = select(Program.owner).where(Program.status.in_(("hill", "left"))).distinct()
+            return set(session.scalars(query))
+
     def program_code(self, program_id: int) -> bytes:
         with self.db.session() as session:
             code = session.scalar(select(Program.code).where(Program.id == program_id))

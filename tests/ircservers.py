@@ -55,7 +55,7 @@ INSPIRCD_CONF = """\
 <sasl target="{services}">
 <module name="cap">
 <module name="ircv3">
-<module name="ircv3_accounttag">
+{account_tag}
 <module name="svshold">
 <module name="chghost">
 <module name="chgident">
@@ -122,10 +122,18 @@ TLS_CONF = """\
 
 
 def start_inspircd(
-    directory: Path, *, services: bool, threshold: int = 8, tls: tuple[Path, Path] | None = None
+    directory: Path,
+    *,
+    services: bool,
+    threshold: int = 8,
+    tls: tuple[Path, Path] | None = None,
+    account_tag: bool = True,
 ) -> Inspircd:
     """InspIRCd (and Anope with services); with `tls` (certificate and key
-    files) it also listens with TLS on `tls_port`, in the bot's class."""
+    files) it also listens with TLS on `tls_port`, in the bot's class.
+    Without `account_tag` the module that tags messages with the sender's
+    account is not loaded: the server offers account-notify and
+    extended-join only, as some networks do."""
     if shutil.which(INSPIRCD) is None or (services and shutil.which(ANOPE) is None):
         # `make test` installs them: a missing one is a broken set-up, not a pass
         pytest.fail("InspIRCd and Anope are not installed (apt-get install inspircd anope)")
@@ -142,6 +150,7 @@ def start_inspircd(
         "services": SERVICES,
         "password": LINK_PASSWORD,
         "threshold": threshold,
+        "account_tag": '<module name="ircv3_accounttag">' if account_tag else "",
     }
     config = directory / "inspircd.conf"
     config.write_text(INSPIRCD_CONF.format(**values))
