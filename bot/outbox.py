@@ -3,8 +3,9 @@
 Lines go out through a token bucket (`messages_per_second` after a
 `burst`, which servers do not count as flooding).  Messages wait per
 recipient (the player answered, or a channel for announcements) and are
-taken one line at a time, round robin between recipients, so that one
-player's many answers never hold up another's.  The bot's own queries
+taken one line at a time, for the recipient served least recently (round
+robin, with a newcomer first), so that one player's many answers never hold
+up another's.  The bot's own queries
 (WHOIS) go first, then answers, then refusals; a refusal that has waited
 `refusal_ttl` seconds is dropped ("try again in 26 s" ten minutes late
 helps no one).  The outbox is bounded per recipient and in all; refusals
@@ -69,9 +70,10 @@ class Outbox:
         self.per_recipient = per_recipient
         self.total = total
         self.refusal_ttl = refusal_ttl
-        # per kind, the recipients in turn (the first is next) and their messages
-        self._turns: dict[Kind, dict[str, deque[Message]]] = {kind: {} for kind in Kind}
+        # per kind, the recipients with messages waiting, and the messages
+        self._waiting: dict[Kind, dict[str, deque[Message]]] = {kind: {} for kind in Kind}
         self._lines: Counter[str] = Counter()  # lines waiting, by recipient
+        self._served: dict[str, float] = {}  # when each recipient last had a line sent
         self.wakeup = asyncio.Event()  # something was queued, or the client became ready
 
     def __len__(self) -> int:
@@ -114,7 +116,7 @@ class Outbox:
             log.warning("outbox full, message dropped", recipient=recipient, kind=kind.name)
             return False
         message = Message(kind, recipient, deque(lines), time.monotonic(), cost, on_sent)
-        self._turns[kind].setdefault(recipient, deque()).append(message)
+        self._waiting[kind].setdefault(recipient, deque()).append(message)
         self._count(recipient, len(lines))
         self.wakeup.set()
         return True
@@ -136,7 +138,7 @@ class Outbox:
     def _drop_refusal(self, recipient: str | None) -> bool:
         """Drop `recipient`'s oldest waiting refusal (None: the oldest of
         all); False when there is none."""
-        refusals = self._turns[Kind.REFUSAL]
+        refusals = self._waiting[Kind.REFUSAL]
         if recipient is None and refusals:
             recipient = min(refusals, key=lambda r: refusals[r][0].queued)
         messages = refusals.get(recipient) if recipient is not None else None
@@ -158,10 +160,10 @@ class Outbox:
 
     def forget_queries(self) -> None:
         """The connection is gone: its requests mean nothing to the next one."""
-        for messages in self._turns[Kind.QUERY].values():
+        for messages in self._waiting[Kind.QUERY].values():
             for message in messages:
                 self._drop(message)
-        self._turns[Kind.QUERY].clear()
+        self._waiting[Kind.QUERY].clear()
 
     # --- sending ---------------------------------------------------------
 
@@ -170,10 +172,10 @@ class Outbox:
         the last); None when nothing is waiting.  Stale refusals are dropped."""
         now = time.monotonic()
         for kind in Kind:
-            turns = self._turns[kind]
-            while turns:
-                recipient = next(iter(turns))
-                messages = turns.pop(recipient)
+            waiting = self._waiting[kind]
+            while waiting:
+                recipient = min(waiting, key=lambda r: self._served.get(r, -1.0))
+                messages = waiting[recipient]
                 message = messages[0]
                 if kind is Kind.REFUSAL and now - message.queued > self.refusal_ttl:
                     self._drop(messages.popleft())
@@ -181,13 +183,20 @@ class Outbox:
                 else:
                     line = message.lines.popleft()
                     self._count(recipient, -1)
+                    self._served[recipient] = now
                     if not message.lines:
                         messages.popleft()
-                if messages:
-                    turns[recipient] = messages  # to the back: the others go first
+                if not messages:
+                    del waiting[recipient]
                 if line is not None:
+                    self._forget_idle(now)
                     return line, message
         return None
+
+    def _forget_idle(self, now: float) -> None:
+        """Keep `_served` small: who was served long ago is a newcomer again."""
+        if len(self._served) > MAX_LINES:
+            self._served = {r: t for r, t in self._served.items() if now - t < self.refusal_ttl}
 
     async def run(self, ready: Callable[[], bool], write: Callable[[str], None]) -> None:
         """Send lines while `ready()`, at the bucket's rate, until cancelled."""

@@ -97,9 +97,9 @@ def test_split_text_fits_the_budget_and_keeps_the_text(text: str, budget: int) -
     assert all(_encoded(piece) <= budget for piece in pieces)
     clean = text.replace("\r", " ").replace("\n", " ").replace("\0", " ")
     joined = "".join(pieces)
-    # only the spaces at the cuts are dropped
+    # only the spaces at the cuts are dropped (a last one too, if a cut falls on it)
     assert joined.replace(" ", "") == clean.replace(" ", "")
-    assert len(clean) - len(joined) <= len(pieces) - 1
+    assert len(clean) - len(joined) <= len(pieces) - 1 + clean.endswith(" ")
 
 
 def test_text_budget_counts_the_prefix_the_server_adds() -> None:
