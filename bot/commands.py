@@ -9,7 +9,6 @@ the standings run in a thread of their own.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,6 +50,7 @@ class Command:
     usage: str  # the arguments
     run: Callable[[Incoming, str], Awaitable[None]]
     admin: bool = False
+    vouched: bool = False  # needs the sender's account confirmed (it names the owner)
 
 
 class Commands:
@@ -73,14 +73,14 @@ class Commands:
         )
         self.tasks: set[asyncio.Task[None]] = set()
         table = [
-            Command("", "NAME CODE|URL", self.challenge),
-            Command("-test", "NAME CODE|URL", self.test),
-            Command("-withdraw", "NAME", self.withdraw),
+            Command("", "NAME CODE|URL", self.challenge, vouched=True),
+            Command("-test", "NAME CODE|URL", self.test, vouched=True),
+            Command("-withdraw", "NAME", self.withdraw, vouched=True),
             Command("-rank", "NAME|OWNER.NAME", self.rank),
             Command("-report", "", self.report),
             Command("-help", "", self.help),
-            Command("-remove", "OWNER.NAME", self.remove, admin=True),
-            Command("-rescore", "", self.rescore, admin=True),
+            Command("-remove", "OWNER.NAME", self.remove, admin=True, vouched=True),
+            Command("-rescore", "", self.rescore, admin=True, vouched=True),
         ]
         self.table = {(self.irc.command + c.suffix).lower(): c for c in table}
 
@@ -98,8 +98,13 @@ class Commands:
     async def _run(self, command: Command, message: Incoming, args: str) -> None:
         name = self.irc.command + command.suffix
         log.info("command", command=name, nick=message.sender.nick, account=message.sender.account)
-        refuse = functools.partial(self.reply, message, refusal=True)
+
+        def refuse(text: str) -> None:
+            self.reply(message, text, refusal=True)
+
         try:
+            if command.vouched:
+                message = await message.vouched()
             if command.admin and not message.sender.is_admin(self.irc.admins):
                 raise HillError(f"{name} is for the hill's admins")
             await command.run(message, args)

@@ -7,13 +7,14 @@ rest are ignored without an answer, so that a flood costs the bot nothing
 and delays no one else.  Then the sender's account, on a network with
 accounts: the message's account tag where the server offers it, else what
 the Roster knows of a nick the bot shares a channel with, else the answer
-to a WHOIS, awaited before the command runs.
+to a WHOIS: commands that need the account (those that change the hill)
+await `Incoming.vouched()`, and only they cost a WHOIS.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
 
 import structlog
 from irc.client import Event, ServerConnection
@@ -34,6 +35,16 @@ class Incoming:
     sender: Sender
     channel: str | None
     text: str
+    # the sender with a confirmed account, where it is not confirmed yet
+    confirm: Callable[[], Awaitable[Sender]] | None = None
+
+    async def vouched(self) -> Incoming:
+        """This message with its sender's account confirmed (by WHOIS, where
+        the bot cannot see them); until then the sender counts as not
+        logged in."""
+        if self.confirm is None:
+            return self
+        return replace(self, sender=await self.confirm(), confirm=None)
 
 
 class Intake:
@@ -71,21 +82,18 @@ class Intake:
         channel = event.target if event.type == "pubmsg" else None
         registration = self.link.registration
 
-        def deliver(account: str | None) -> None:
+        def sender(account: str | None) -> Sender:
             accounts = registration.has_accounts
-            sender = Sender(nick, account, accounts, userhost, self.link.casemapping)
-            self.on_message(Incoming(sender, channel, text))
+            return Sender(nick, account, accounts, userhost, self.link.casemapping)
+
+        async def confirm() -> Sender:
+            return sender(await self.lookup.account(nick, userhost))
 
         if not registration.has_accounts:
-            deliver(None)
+            self.on_message(Incoming(sender(None), channel, text))
         elif "account-tag" in registration.enabled:
-            deliver(tag_value(event.tags, "account"))
+            self.on_message(Incoming(sender(tag_value(event.tags, "account")), channel, text))
         elif "account-notify" in registration.enabled and self.roster.known(nick):
-            deliver(self.roster.account(nick))
-        else:  # someone the bot cannot see: ask the server, then deliver
-            self.link.spawn(self._confirmed(nick, userhost, deliver))
-
-    async def _confirmed(
-        self, nick: str, userhost: str, deliver: Callable[[str | None], None]
-    ) -> None:
-        deliver(await self.lookup.account(nick, userhost))
+            self.on_message(Incoming(sender(self.roster.account(nick)), channel, text))
+        else:  # someone the bot cannot see: the server is asked when it matters
+            self.on_message(Incoming(sender(None), channel, text, confirm))

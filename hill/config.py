@@ -53,7 +53,7 @@ class IrcSettings:
     rate_limit_global: int = 20  # submissions per window in all
     rate_window_seconds: int = 60
     command_burst: int = 10  # commands of any kind from one connection at once...
-    commands_per_minute: int = 30  # ...and then; more are ignored without an answer
+    commands_per_minute: int = 60  # ...and then; more are ignored without an answer
     queue_size: int = 10  # jobs waiting; more are answered "busy"
     fetch_max_bytes: int = 1_048_576  # programs given by URL
     fetch_timeout_seconds: float = 10.0

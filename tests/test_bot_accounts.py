@@ -270,10 +270,7 @@ def test_a_nick_taken_after_its_owner_left_has_none_of_her_rights(
         async with running_bot(settings) as hillbot:
             client, nick = hillbot.client, hillbot.client.nick
             _check_untagged(client)
-            alice = await IrcTestClient("alice").connect(port, sasl=("alice", PASSWORD))
-            await alice.join(CHANNEL)
-            alice.say(CHANNEL, f"!bfjoust prog {RUSH}")
-            assert (await alice.reply(nick)).startswith("alice.prog: points")
+            alice = await _player_with_a_program(client, port, "alice", CHANNEL)
             alice.send(f"PART {CHANNEL}")
             await _out_of_sight(client, alice, "alice_away")
             for account in (None, "mallory"):
@@ -323,6 +320,17 @@ def test_a_nick_taken_after_its_owner_left_has_none_of_her_rights(
     run(scenario(), timeout=120)
 
 
+async def _player_with_a_program(
+    client: IrcClient, port: int, account: str, channel: str
+) -> IrcTestClient:
+    """`account`, logged in under that nick, in `channel`, with `account.prog`."""
+    player = await IrcTestClient(account).connect(port, sasl=(account, PASSWORD))
+    await player.join(channel)
+    player.say(channel, f"!bfjoust prog {RUSH}")
+    assert (await player.reply(client.nick)).startswith(f"{account}.prog: points")
+    return player
+
+
 async def _take_nick(port: int, nick: str, account: str | None) -> IrcTestClient:
     """A connection with `nick`, logged in as `account` (None: not at all)."""
     sasl = (account, PASSWORD) if account else None
@@ -349,10 +357,7 @@ def test_kicks_make_the_bot_forget_what_it_saw(untagged: Inspircd, tmp_path) -> 
         async with running_bot(settings) as hillbot:
             client, nick = hillbot.client, hillbot.client.nick
             _check_untagged(client)
-            bob = await IrcTestClient("bob").connect(port, sasl=("bob", PASSWORD))
-            await bob.join(side)
-            bob.say(side, f"!bfjoust prog {RUSH}")
-            assert (await bob.reply(nick)).startswith("bob.prog: points")
+            bob = await _player_with_a_program(client, port, "bob", side)
             op.send(f"KICK {side} bob :out")
             await _out_of_sight(client, bob, "bob_away")
             mallory = await _take_nick(port, "bob", None)

@@ -25,8 +25,8 @@ from hill.service import Hill
 FLOOD = 1000  # lines in one write
 GOAL = 3.0  # seconds: every probe should be answered within this
 BOUND = 8.0  # what the test asserts: the goal with room for a loaded machine
-PROBES = 10
-PROBE_EVERY = 2.5  # seconds between probes (within the prober's own command rate)
+PROBES = 15
+PROBE_EVERY = 1.0  # seconds between probes (within the prober's own command rate)
 
 
 @pytest.fixture(scope="module")
