@@ -1,21 +1,25 @@
-"""The bot's wiring: the hill, the job queue, the IRC client, the commands,
-the web report on the same event loop, logging, and the local IRC server."""
+"""The bot's wiring: the hill, the runner of its requests, the IRC client,
+the commands, the web report on the same event loop, logging, and the local
+IRC server."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import signal
+from collections.abc import Callable
 
 import structlog
 
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
+from bot.identity import Sender
 from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
+from bot.runner import Runner
 from hill.config import Settings
 from hill.logs import configure_logging
-from hill.queue import JobQueue
-from hill.service import Hill, Report
+from hill.requests import Request
+from hill.service import Hill
 
 log = structlog.get_logger(__name__)
 
@@ -25,23 +29,44 @@ class HillBot:
 
     def __init__(self, settings: Settings, hill: Hill) -> None:
         self.settings = settings
-        self.queue: JobQueue[Report] = JobQueue(settings.irc.queue_size)
         self.client = IrcClient(settings.irc, self._on_message)
-        self.commands = Commands(settings, hill, self.queue, self.client.reply, self._announce)
+        self.runner = Runner(hill, settings, self._answer, self._refund)
+        self.commands = Commands(settings, hill, self.runner, self.client.reply)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
 
-    def _announce(self, text: str) -> None:
-        if self.settings.irc.summary_channel:
-            self.client.say(self.settings.irc.summary_channel, text)
+    def _refund(self, owner: str) -> None:
+        self.commands.refund(owner)
+
+    def _answer(self, request: Request, text: str, on_sent: Callable[[], None]) -> None:
+        """A request's answer, addressed as the reply to its command would
+        have been; a hill change is also told in the summary channel.
+        `on_sent` once all of it is written to the server."""
+        summary = self.settings.irc.summary_channel
+        told = [request.channel]
+        if request.announce and summary and summary != request.channel:
+            told.append(summary)
+        remaining = len(told)
+
+        def sent() -> None:
+            nonlocal remaining
+            remaining -= 1
+            if remaining == 0:
+                on_sent()
+
+        asker = Incoming(Sender(request.nick, None, False), request.channel, "")
+        self.client.reply(asker, text, on_sent=sent)
+        if len(told) > 1:
+            self.client.say(summary, f"{request.nick}: {request.result}", on_sent=sent)
 
     async def run(self) -> None:
+        await self.runner.start()
         await self.client.run()
 
     async def stop(self) -> None:
         await self.client.stop()
-        await self.queue.close()
+        await self.runner.close()
 
 
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
@@ -66,7 +91,7 @@ async def _serve(settings: Settings) -> None:
     if settings.web.enabled:
         from hill.web.server import start_web  # loaded only when used
 
-        runner = await start_web(hill, settings.web)
+        runner = await start_web(hill, settings.web, queue_size=settings.irc.queue_size)
         print(f"The web report is at {settings.web.url}", flush=True)
     running = asyncio.create_task(bot.run())
     try:

@@ -2,13 +2,14 @@
 
 `Commands.handle` gets every message to the bot; the ones that start with the
 prefix run as tasks, so a joust in progress never holds up other commands.
-Hill changes go through the JobQueue (one at a time, in a thread); reads of
-the standings run in a thread of their own.
+Hill changes are recorded as requests that the Runner plays one at a time
+and answers (bot/runner.py); reads of the standings run in a thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -18,16 +19,25 @@ import structlog
 from bot.client import Incoming
 from bot.fetch import FetchError, fetch_program, is_url
 from bot.identity import Sender
+from bot.runner import Runner
 from bot.throttle import RateLimiter
 from hill.config import Settings
-from hill.queue import JobQueue, QueueFull
-from hill.service import Hill, HillError, Report
+from hill.requests import QueueFull
+from hill.service import Hill, HillError
 from hill.standings import Standings
+from hill.uploads import UploadLinks
 
 log = structlog.get_logger(__name__)
 
 TOP = 5  # programs named by report and help
 WORST = 3  # opponents named by rank
+BUSY = "busy: the queue is full; try again in a minute"
+# what runs in a program: prose with any of these in it is code too
+INSTRUCTIONS = "+-<>.,[]()*{}%"
+PROSE_WARNING = (
+    f"Careful: text in a program is code if it holds any of {INSTRUCTIONS} "
+    "(or digits after * or %), so keep those out of comments."
+)
 
 
 class Reply(Protocol):
@@ -58,23 +68,24 @@ class Commands:
         self,
         settings: Settings,
         hill: Hill,
-        queue: JobQueue[Report],
+        runner: Runner,
         reply: Reply,
-        announce: Callable[[str], None],
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
         self.hill = hill
-        self.queue = queue
+        self.runner = runner  # plays hill changes and answers them
+        self.uploads = UploadLinks(hill.db)
         self.reply = reply
-        self.announce = announce  # to the summary channel
         self.limiter = RateLimiter(
             self.irc.rate_limit_per_user, self.irc.rate_limit_global, self.irc.rate_window_seconds
         )
+        self.limit_keys: dict[str, str] = {}  # owner -> whose limit their last submission used
         self.tasks: set[asyncio.Task[None]] = set()
         table = [
             Command("", "NAME CODE|URL", self.challenge, vouched=True),
             Command("-test", "NAME CODE|URL", self.test, vouched=True),
+            Command("-upload", "NAME [test]", self.upload, vouched=True),
             Command("-withdraw", "NAME", self.withdraw, vouched=True),
             Command("-rank", "NAME|OWNER.NAME", self.rank),
             Command("-report", "", self.report),
@@ -90,6 +101,8 @@ class Commands:
         word, _, args = message.text.strip().partition(" ")
         command = self.table.get(word.lower())
         if command is None:
+            if word.lower().startswith(self.irc.command.lower() + "-"):
+                self.reply(message, self._unknown(word), refusal=True)
             return
         task = asyncio.create_task(self._run(command, message, args.strip()))
         self.tasks.add(task)
@@ -115,10 +128,14 @@ class Commands:
         except (HillError, FetchError) as error:
             refuse(str(error))
         except QueueFull:
-            refuse("busy: the queue is full; try again in a minute")
+            refuse(BUSY)
         except Exception:
             log.exception("command failed", command=name)
             refuse("something went wrong; it has been logged")
+
+    def _unknown(self, word: str) -> str:
+        shown = re.sub(r"[^A-Za-z0-9_-]", "", word[len(self.irc.command) :])[:30]
+        return f"unknown command {self.irc.command}{shown}; {self.irc.command}-help lists them"
 
     # --- changing the hill -------------------------------------------------
 
@@ -134,29 +151,47 @@ class Commands:
         if not name or not code:
             raise Usage("a name and the program, or a URL of it")
         sender = message.sender
+        owner = await self._owner(sender, name, test_only=test_only)
+        self._count(sender, owner)
+        try:
+            source = await self._source(code)
+            await self._ask(message, "test" if test_only else "challenge", owner, name, source)
+        except (FetchError, QueueFull):
+            self.limiter.refund(sender.key)  # no program, or no room: it does not count
+            raise
+
+    async def _owner(self, sender: Sender, name: str, *, test_only: bool = False) -> str:
+        """Whose program `name` of `sender`'s is (HillError if they may not
+        have one), spelt as the hill already spells that owner: nicks and
+        accounts have no case, and one person has one name."""
         owner = sender.tester(name) if test_only else sender.owner(name)
+        return sender.spelling(owner, await asyncio.to_thread(self.hill.owners))
+
+    def _count(self, sender: Sender, owner: str) -> None:
+        """Count a submission against `sender`'s limit (their account, or
+        their connection); raises when over it, quietly after the first time."""
         refusal = self.limiter.check(sender.key)
         if refusal:
             raise Quiet if refusal.told else HillError(refusal.reason)
-        source = await self._source(code)
+        self.limit_keys[owner] = sender.key
 
-        def job() -> Report:
-            return self.hill.challenge(
-                self._spelling(sender, owner), name, source, test_only=test_only
-            )
+    def refund(self, owner: str) -> None:
+        """The hill refused `owner`'s program without a joust: it does not count."""
+        self.limiter.refund(self.limit_keys.get(owner, owner))
 
-        try:
-            report = await self.queue.submit(job)
-        except (HillError, QueueFull):
-            self.limiter.refund(sender.key)  # refused before any joust: it does not count
-            raise
-        self._deliver(message, report)
-
-    def _spelling(self, sender: Sender, owner: str) -> str:
-        """`owner` as the hill already spells it (IRC nicks and accounts
-        have no case), so that one person has one name; run in the queue,
-        one job at a time, so two new spellings cannot race."""
-        return sender.spelling(owner, self.hill.owners())
+    async def _ask(
+        self, message: Incoming, command: str, owner: str, name: str, code: bytes | None = None
+    ) -> None:
+        """Record a hill job; the runner plays it and answers."""
+        await self.runner.submit(
+            nick=message.sender.nick,
+            channel=message.channel,
+            origin="irc",
+            command=command,
+            owner=owner,
+            name=name,
+            code=code,
+        )
 
     async def _source(self, code: str) -> bytes:
         """The program: the text itself, or what its URL serves."""
@@ -169,30 +204,52 @@ class Commands:
             )
         return code.encode()
 
+    async def upload(self, message: Incoming, args: str) -> None:
+        """A one-time link to the web form, for a program too long for a line."""
+        name, _, mode = args.partition(" ")
+        if not name or mode.strip() not in ("", "test"):
+            raise Usage("a name for your program, and `test` to only test it")
+        test_only = mode.strip() == "test"
+        sender = message.sender
+        owner = await self._owner(sender, name, test_only=test_only)
+        self._count(sender, owner)  # a link is one submission
+        seconds = self.irc.upload_link_seconds
+        token = await asyncio.to_thread(
+            self.uploads.issue,
+            nick=sender.nick,
+            channel=message.channel,
+            owner=owner,
+            name=name,
+            test_only=test_only,
+            valid_seconds=seconds,
+        )
+        what = "test" if test_only else "submit"
+        self.reply(
+            Incoming(sender, None, message.text),
+            f"{what} {owner}.{name} at {self.settings.web.url}upload/{token} "
+            f"(it works once, for {_duration(seconds)})",
+        )
+        if message.channel:
+            self.reply(message, "I have sent you the upload link in private")
+
     async def withdraw(self, message: Incoming, args: str) -> None:
         if not args or " " in args:
             raise Usage("the name of your program")
         sender = message.sender
-        owner = sender.owner(args)
-        report = await self.queue.submit(
-            lambda: self.hill.withdraw(self._spelling(sender, owner), args)
-        )
-        self._deliver(message, report)
+        owner_given, dot, rest = args.partition(".")  # owners have no '.'
+        name = rest if dot else args
+        owner = await self._owner(sender, name)
+        if dot and not sender.same(owner_given, owner):
+            raise HillError(f"{args[:80]} is not yours: you may withdraw only your own programs")
+        await self._ask(message, "withdraw", owner, name)
 
     async def remove(self, message: Incoming, args: str) -> None:
         if not args or " " in args or "." not in args:
             raise Usage("the program's full name")
-        actor = message.sender.identity
-        self._deliver(message, await self.queue.submit(lambda: self.hill.remove(args, actor)))
+        await self._ask(message, "remove", message.sender.identity, args)
 
     async def rescore(self, message: Incoming, args: str) -> None:
-        actor = message.sender.identity
-        self._deliver(message, await self.queue.submit(lambda: self.hill.rescore(actor)))
-
-    def _deliver(self, message: Incoming, report: Report) -> None:
-        self.reply(message, report.summary)
-        if report.changed and self.irc.summary_channel != message.channel:
-            self.announce(f"{message.sender.nick}: {report.summary}")
+        await self._ask(message, "rescore", message.sender.identity, "")
 
     # --- reading the hill --------------------------------------------------
 
@@ -207,6 +264,7 @@ class Commands:
             f"{word} {c.usage}".rstrip() for word, c in self.table.items() if not c.admin
         )
         self.reply(message, f"BF Joust hill. Commands: {usages}")
+        self.reply(message, PROSE_WARNING)
         self.reply(message, top_line(await self._standings(), self.settings.web.url))
 
     async def rank(self, message: Incoming, args: str) -> None:
@@ -214,6 +272,12 @@ class Commands:
             raise Usage("a program's name")
         standings = await self._standings()
         self.reply(message, rank_line(standings, find(standings, args, message.sender)))
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 60:
+        return f"{seconds} seconds"
+    return "1 minute" if seconds == 60 else f"{seconds // 60} minutes"
 
 
 def top_line(standings: Standings, url: str) -> str:

@@ -270,7 +270,10 @@ class ServerLink:
             self.source = None  # our prefix changed: budget for the longest until seen
 
     def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
-        log.warning("disconnected", reason=" ".join(a for a in event.arguments if a))
+        # after our own QUIT a disconnection is the expected end, not a problem
+        (log.info if self.stopping else log.warning)(
+            "disconnected", reason=" ".join(a for a in event.arguments if a)
+        )
         self.disconnected.set()
 
     def _on_error(self, connection: ServerConnection, event: Event) -> None:

@@ -19,6 +19,7 @@ from yarl import URL
 
 MAX_REDIRECTS = 5
 SCHEMES = ("http", "https")
+REFUSED = "refused (the hill's [irc] fetch_allow_private setting allows it)"
 
 
 class FetchError(Exception):
@@ -56,7 +57,7 @@ class PublicResolver(AbstractResolver):
         results = await self._resolver.resolve(host, port, family)
         for result in results:
             if not _is_public(result["host"]):
-                raise FetchError(f"{host} is a private address ({result['host']}): refused")
+                raise FetchError(f"{host} is a private address ({result['host']}): {REFUSED}")
         return results
 
     async def close(self) -> None:
@@ -71,7 +72,7 @@ def _check_url(url: URL, allow_private: bool) -> None:
     address = _literal_address(url.host)
     # literal addresses never reach the resolver, so they are checked here
     if address is not None and not allow_private and not _is_public(address):
-        raise FetchError(f"{url.host} is a private address: refused")
+        raise FetchError(f"{url.host} is a private address: {REFUSED}")
 
 
 async def fetch_program(url: str, *, max_bytes: int, timeout: float, allow_private: bool) -> bytes:

@@ -55,6 +55,7 @@ class IrcSettings:
     command_burst: int = 10  # commands of any kind from one connection at once...
     commands_per_minute: int = 60  # ...and then; more are ignored without an answer
     queue_size: int = 10  # jobs waiting; more are answered "busy"
+    upload_link_seconds: int = 600  # how long an upload link (!bfjoust-upload) works
     fetch_max_bytes: int = 1_048_576  # programs given by URL
     fetch_timeout_seconds: float = 10.0
     fetch_allow_private: bool = False  # allow URLs on private/loopback addresses
@@ -100,6 +101,7 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("irc", "command_burst"): (lambda v: v >= 1, "at least 1"),
     ("irc", "commands_per_minute"): (lambda v: v >= 1, "at least 1"),
     ("irc", "queue_size"): (lambda v: 1 <= v <= 1000, "from 1 to 1000"),
+    ("irc", "upload_link_seconds"): (lambda v: 1 <= v <= 86400, "from 1 to 86400"),
     ("irc", "fetch_max_bytes"): (lambda v: v >= 1, "at least 1"),
     ("irc", "fetch_timeout_seconds"): (lambda v: v > 0, "more than 0"),
     ("irc", "messages_per_second"): (lambda v: v > 0, "more than 0"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fcntl
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +63,13 @@ class Report:
     standings: Standings
     changed: bool
     program: str | None = None
+    kind: str = ""  # the event's: "join", "challenge", "update", "test", "withdraw", ...
+
+
+# Called inside the transaction of a hill change, with its report: what it
+# writes in the session commits with the change, or not at all (the bot marks
+# the player's request done this way, so that a crash never plays it twice).
+Record = Callable[[Session, Report], None]
 
 
 def check_name(owner: str, name: str) -> None:
@@ -70,6 +77,16 @@ def check_name(owner: str, name: str) -> None:
         raise HillError(f"bad owner {owner[:40]!r}: 1 to 32 letters, digits or _-[]`^{{}}|")
     if not NAME.fullmatch(name):
         raise HillError(f"bad program name {name[:60]!r}: use 1 to 48 letters, digits, '_' or '-'")
+
+
+def check_program(code: bytes, max_bytes: int) -> engine.Program:
+    """The compiled program; HillError if it is too large or malformed."""
+    if len(code) > max_bytes:
+        raise HillError(f"program too large: {len(code)} bytes, the limit is {max_bytes}")
+    try:
+        return engine.compile_program(code)
+    except engine.ParseError as error:
+        raise HillError(f"parse error at {error}") from None
 
 
 class _Lock:
@@ -201,18 +218,18 @@ class Hill:
 
     # --- changing -------------------------------------------------------------
 
-    def challenge(self, owner: str, name: str, code: bytes, *, test_only: bool = False) -> Report:
+    def challenge(
+        self,
+        owner: str,
+        name: str,
+        code: bytes,
+        *,
+        test_only: bool = False,
+        record: Record | None = None,
+    ) -> Report:
         """Put a program on the hill (or, test_only, see where it would rank)."""
         check_name(owner, name)
-        if len(code) > self.settings.max_program_bytes:
-            raise HillError(
-                f"program too large: {len(code)} bytes, the limit is "
-                f"{self.settings.max_program_bytes}"
-            )
-        try:
-            program = engine.compile_program(code)
-        except engine.ParseError as error:
-            raise HillError(f"parse error at {error}") from None
+        program = check_program(code, self.settings.max_program_bytes)
         full_name = f"{owner}.{name}"
         with self.lock.held():
             with self.db.session() as session:
@@ -268,21 +285,26 @@ class Hill:
                         standings=_records(standings),
                     )
                 )
+                report = Report(summary, standings, not test_only, full_name, kind)
+                if record is not None:
+                    record(session, report)
             crash_point("stored")
             if not test_only:
                 self._sync_history()
-        return Report(summary, standings, changed=not test_only, program=full_name)
+        return report
 
-    def withdraw(self, owner: str, name: str) -> Report:
+    def withdraw(self, owner: str, name: str, *, record: Record | None = None) -> Report:
         """An owner takes their own program off the hill."""
         check_name(owner, name)
-        return self._take_off(f"{owner}.{name}", owner, "withdraw", "withdrawn")
+        return self._take_off(f"{owner}.{name}", owner, "withdraw", "withdrawn", record)
 
-    def remove(self, full_name: str, actor: str) -> Report:
+    def remove(self, full_name: str, actor: str, *, record: Record | None = None) -> Report:
         """An admin takes any program off the hill."""
-        return self._take_off(full_name, actor, "remove", "removed")
+        return self._take_off(full_name, actor, "remove", "removed", record)
 
-    def rescore(self, actor: str, *, rejoust: bool = False) -> Report:
+    def rescore(
+        self, actor: str, *, rejoust: bool = False, record: Record | None = None
+    ) -> Report:
         """Recompute the standings from the stored jousts (or replay every joust)."""
         with self.lock.held():
             with self.db.session() as session:
@@ -305,8 +327,11 @@ class Hill:
                         kind="rescore", actor=actor, summary=summary, standings=_records(standings)
                     )
                 )
+                report = Report(summary, standings, changed=True, kind="rescore")
+                if record is not None:
+                    record(session, report)
             self._sync_history()
-        return Report(summary, standings, changed=True)
+        return report
 
     def _rejoust(self, current: Standings, programs: Sequence[engine.Program]) -> np.ndarray:
         n = current.size
@@ -332,7 +357,9 @@ class Hill:
                         )
                     )
 
-    def _take_off(self, full_name: str, actor: str, kind: str, reason: str) -> Report:
+    def _take_off(
+        self, full_name: str, actor: str, kind: str, reason: str, record: Record | None
+    ) -> Report:
         with self.lock.held():
             with self.db.transaction() as session:
                 current = self._current(session)
@@ -359,9 +386,12 @@ class Hill:
                         standings=_records(standings),
                     )
                 )
+                report = Report(summary, standings, True, full_name, kind)
+                if record is not None:
+                    record(session, report)
             self._compiled.pop(leaving.program.id, None)
             self._sync_history()
-        return Report(summary, standings, changed=True, program=full_name)
+        return report
 
     def _leave(self, session: Session, entry: Entry, reason: str) -> Program:
         row = session.get(Program, entry.program.id)

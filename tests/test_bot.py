@@ -32,8 +32,10 @@ def test_challenge_in_a_channel_is_answered_there_and_announced(ngircd: Ngircd, 
             reply = await alice.expect(
                 lambda m: m.nick == bot.client.nick and m.params[0] == CHANNEL
             )
-            assert reply.text.startswith("alice: alice.rush: points 0.00")
+            # new or an update, and the program's page in the web report
+            assert reply.text.startswith("alice: New program alice.rush: points 0.00")
             assert "rank 1/1" in reply.text
+            assert reply.text.endswith(". https://hill.example.org/program/alice.rush")
             news = await watcher.expect(lambda m: m.params[0] == NEWS)
             assert news.text == reply.text  # "alice: <summary>"
             standings = await asyncio.to_thread(bot.commands.hill.standings)
@@ -51,7 +53,7 @@ def test_challenge_and_test_in_private_are_answered_by_notice(ngircd: Ngircd, tm
             bob.say(bot.client.nick, f"!bfjoust trail {TRAIL}")
             line = await bob.expect(lambda m: m.nick == bot.client.nick)
             assert line.command == "NOTICE" and line.params[0] == "bob"
-            assert line.text.startswith("bob.trail: ") and "rank 1/1" in line.text
+            assert line.text.startswith("New program bob.trail: ") and "rank 1/1" in line.text
             bob.say(bot.client.nick, f"!bfjoust-test rush {RUSH}")
             text = await bob.reply(bot.client.nick)
             assert text.startswith("bob.rush: ") and "rank" in text
@@ -75,7 +77,9 @@ def test_withdraw_takes_only_the_senders_own_program(ngircd: Ngircd, tmp_path) -
             mallory.say(nick, "!bfjoust-withdraw rush")
             assert await mallory.reply(nick) == "there is no mallory.rush on the hill"
             mallory.say(nick, "!bfjoust-withdraw alice.rush")
-            assert "bad program name" in await mallory.reply(nick)
+            assert await mallory.reply(nick) == (
+                "alice.rush is not yours: you may withdraw only your own programs"
+            )
             assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 1
             alice.say(nick, "!bfjoust-withdraw rush")
             assert await alice.reply(nick) == "alice.rush withdrawn; 0 programs left on the hill"
@@ -128,6 +132,11 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
             first = await dan.reply(nick, "Commands:")
             assert "!bfjoust NAME CODE|URL" in first and "!bfjoust-withdraw NAME" in first
             assert "-remove" not in first  # admin commands are not advertised
+            assert "!bfjoust-upload NAME [test]" in first  # for programs too long for a line
+            assert await dan.reply(nick, "Careful") == (
+                "Careful: text in a program is code if it holds any of +-<>.,[]()*{}% "
+                "(or digits after * or %), so keep those out of comments."
+            )
             assert (await dan.reply(nick, "Top of the hill")) == text
 
     run(scenario())
@@ -217,15 +226,15 @@ def test_nicks_have_no_case(ngircd: Ngircd, tmp_path) -> None:
             nick = bot.client.nick
             carol = await player("carol", ngircd.port, CHANNEL)
             carol.say(nick, f"!bfjoust prog {RUSH}")
-            assert (await carol.reply(nick)).startswith("carol.prog: points")
+            assert (await carol.reply(nick)).startswith("New program carol.prog: points")
             carol.say(nick, f"!bfjoust x {RUSH}")
-            assert (await carol.reply(nick)).startswith("carol.x: points")
+            assert (await carol.reply(nick)).startswith("New program carol.x: points")
             await carol.close()
             await wait_until(lambda: not bot.client.roster.shares("carol"))  # the nick is free
             upper = await player("CAROL", ngircd.port)
             upper.say(nick, f"!bfjoust x {TRAIL}")
             text = await upper.reply(nick)
-            assert text.startswith("carol.x: points") and "battles changed" in text
+            assert text.startswith("Updated carol.x: points") and "battles changed" in text
             upper.say(nick, "!bfjoust-withdraw prog")
             assert await upper.reply(nick) == "carol.prog withdrawn; 1 programs left on the hill"
             standings = await asyncio.to_thread(bot.commands.hill.standings)
@@ -257,6 +266,9 @@ def test_a_nick_change_keeps_the_rate_limit(ngircd: Ngircd, tmp_path) -> None:
 
 
 USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
+UPLOAD_USAGE = (
+    "usage: !bfjoust-upload NAME [test] (a name for your program, and `test` to only test it)"
+)
 
 
 BAD_COMMANDS = [
@@ -270,11 +282,16 @@ BAD_COMMANDS = [
     ("!bfjoust " + "x" * 49 + " +", "bad program name 'xxxx"),
     ("!bfjoust n\u00e4me +", "bad program name 'n\u00e4me'"),
     ("!bfjoust-remove x", "!bfjoust-remove is for the hill's admins"),
+    ("!bfjoust-foo", "unknown command !bfjoust-foo; !bfjoust-help lists them"),
+    ("!BFJOUST-Sub\x02mit\u202e x", "unknown command !bfjoust-Submit; !bfjoust-help lists them"),
+    ("!bfjoust-upload", UPLOAD_USAGE),
+    ("!bfjoust-upload a b", UPLOAD_USAGE),
+    ("!bfjoust-upload a.b", "bad program name 'a.b'"),
 ]
 
 
 def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
-    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=100)
+    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=100, command_burst=100)
 
     async def scenario() -> None:
         async with running_bot(settings) as bot:
@@ -282,6 +299,12 @@ def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
             for command, answer in BAD_COMMANDS:
                 eve.say(bot.client.nick, command)
                 assert (await eve.reply(bot.client.nick)).startswith(answer), command
+            # words that only look like commands get no answer
+            eve.say(bot.client.nick, "!bfjoustfoo bar")
+            eve.say(bot.client.nick, "!bfjoust- x")
+            eve.say(bot.client.nick, "!bfjoust-rank")
+            assert (await eve.reply(bot.client.nick)).startswith("unknown command !bfjoust-;")
+            assert (await eve.reply(bot.client.nick)).startswith("usage: !bfjoust-rank")
             assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
 
     run(scenario())

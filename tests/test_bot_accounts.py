@@ -76,7 +76,7 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             # alice, logged in by SASL under another nick: the program is her account's
             ally = await IrcTestClient("ally").connect(port, caps=CAPS, sasl=("alice", PASSWORD))
             ally.say("hillbot", f"!bfjoust rush {RUSH}")
-            assert (await ally.reply("hillbot")).startswith("alice.rush: points 0.00")
+            assert (await ally.reply("hillbot")).startswith("New program alice.rush: points 0.00")
             await ally.close()
             # someone not logged in, with her nick, can only test
             fake = await IrcTestClient("alice").connect(port)
@@ -214,7 +214,7 @@ def test_accounts_known_without_message_tags(untagged: Inspircd, tmp_path) -> No
             nick = hillbot.client.nick
             _check_untagged(hillbot.client)
             alice.say(CHANNEL, f"!bfjoust rush {RUSH}")
-            assert (await alice.reply(nick)).startswith("alice.rush: points")
+            assert (await alice.reply(nick)).startswith("New program alice.rush: points")
             carol = await IrcTestClient("carol").connect(port)
             await carol.join(CHANNEL)
             carol.say(CHANNEL, f"!bfjoust rush {TRAIL}")
@@ -224,11 +224,11 @@ def test_accounts_known_without_message_tags(untagged: Inspircd, tmp_path) -> No
             bob.say("NickServ", f"IDENTIFY {PASSWORD}")
             await bob.expect(lambda m: m.nick == "NickServ" and "recognized" in m.text)
             bob.say(nick, f"!bfjoust trail {TRAIL}")
-            assert (await bob.reply(nick)).startswith("bob.trail: points")
+            assert (await bob.reply(nick)).startswith("New program bob.trail: points")
             dave = await IrcTestClient("dave").connect(port, sasl=("bob", PASSWORD))
             await dave.join(CHANNEL)  # logged in as he joins: extended-join says so
             dave.say(nick, f"!bfjoust rush {RUSH}")
-            assert (await dave.reply(nick)).startswith("bob.rush: points")
+            assert (await dave.reply(nick)).startswith("New program bob.rush: points")
             names = {e.program.full_name for e in hillbot.commands.hill.standings().entries}
             assert names == {"alice.rush", "bob.trail", "bob.rush"}
             ally = await IrcTestClient("ally").connect(port, sasl=("alice", PASSWORD))
@@ -280,7 +280,9 @@ def test_a_nick_taken_after_its_owner_left_has_none_of_her_rights(
                         await mallory.join(CHANNEL)
                     mallory.say(where, f"!bfjoust prog {TRAIL}")
                     answer = await mallory.reply(nick)
-                    assert answer.startswith(LOG_IN if account is None else "mallory.prog: ")
+                    assert answer.startswith(
+                        LOG_IN if account is None else "New program mallory.prog: "
+                    )
                     mallory.say(where, "!bfjoust-withdraw prog")
                     answer = await mallory.reply(nick)
                     assert (
@@ -327,7 +329,7 @@ async def _player_with_a_program(
     player = await IrcTestClient(account).connect(port, sasl=(account, PASSWORD))
     await player.join(channel)
     player.say(channel, f"!bfjoust prog {RUSH}")
-    assert (await player.reply(client.nick)).startswith(f"{account}.prog: points")
+    assert (await player.reply(client.nick)).startswith(f"New program {account}.prog: points")
     return player
 
 

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import ircservers
 import pytest
 from aiohttp import web
-from botharness import bot_settings, run, running_bot
+from botharness import RUSH, bot_settings, run, running_bot
 from ircclient import IrcTestClient
 from sqlalchemy import select
 
@@ -78,7 +78,7 @@ def test_a_long_program_by_url(ngircd: Ngircd, tmp_path) -> None:
             nick = bot.client.nick
             ann = await IrcTestClient("ann").connect(ngircd.port)
             ann.say(nick, f"!bfjoust long {url}/redirect")
-            assert (await ann.reply(nick)).startswith("ann.long: points 0.00")
+            assert (await ann.reply(nick)).startswith("New program ann.long: points 0.00")
             with bot.commands.hill.db.session() as session:
                 row = session.scalars(select(Program).where(Program.name == "long")).one()
                 assert row.code == LONG and row.status == "hill"
@@ -93,7 +93,8 @@ def test_a_long_program_by_url(ngircd: Ngircd, tmp_path) -> None:
 
 
 def test_urls_refused(ngircd: Ngircd, tmp_path) -> None:
-    settings = bot_settings(tmp_path, ngircd.port, fetch_max_bytes=10_000, rate_limit_per_user=20)
+    # failed fetches do not count against the rate limit: 2 are enough
+    settings = bot_settings(tmp_path, ngircd.port, fetch_max_bytes=10_000, rate_limit_per_user=2)
 
     async def scenario() -> None:
         async with http_server() as url, running_bot(settings) as bot:
@@ -101,7 +102,11 @@ def test_urls_refused(ngircd: Ngircd, tmp_path) -> None:
             port = url.rsplit(":", 1)[1]
             ann = await IrcTestClient("ann").connect(ngircd.port)
             for code, answer in [
-                (f"{url}/long", "127.0.0.1 is a private address: refused"),
+                (
+                    f"{url}/long",
+                    "127.0.0.1 is a private address: refused "
+                    "(the hill's [irc] fetch_allow_private setting allows it)",
+                ),
                 (f"http://localhost:{port}/long", "is a private address"),
                 (f"http://[::1]:{port}/long", "::1 is a private address: refused"),
                 (f"http://[::ffff:127.0.0.1]:{port}/long", "is a private address: refused"),
@@ -112,6 +117,11 @@ def test_urls_refused(ngircd: Ngircd, tmp_path) -> None:
             ]:
                 ann.say(nick, f"!bfjoust-test x {code}")
                 assert answer in await ann.reply(nick), code
+            for name in ("a", "b"):  # none of the 8 refusals counted
+                ann.say(nick, f"!bfjoust-test {name} {RUSH}")
+                assert "test only" in await ann.reply(nick)
+            ann.say(nick, f"!bfjoust-test c {RUSH}")
+            assert (await ann.reply(nick)).startswith("you have made 2 submissions recently")
             assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
 
     run(scenario())

@@ -79,7 +79,7 @@ def test_a_flood_delays_no_one_else(server: Inspircd, tmp_path) -> None:
             submissions = await _probe(prober, nick, [CHANNEL, nick])
             print(_figures("during a flood of submissions", submissions))
             answers = [m.text for m in flooder.lines if m.nick == nick]
-            assert sum(a.startswith("flooder: flooder.w") for a in answers) == 3
+            assert sum(a.startswith("flooder: New program flooder.w") for a in answers) == 3
             refusals = [a for a in answers if "submissions recently" in a]
             assert len(refusals) == 1, answers  # once per window, not 997 times
 

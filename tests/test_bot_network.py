@@ -57,7 +57,7 @@ def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
             await alice.join(CHANNEL)
             bob = await IrcTestClient("bob").connect(port)  # the server delays newcomers
             text = await alice.reply(hillbot.client.nick, timeout=30)
-            assert text.startswith("alice.margins3: points ")
+            assert text.startswith("New program alice.margins3: points ")
             assert "rank " in text and "/47" in text and "pushed off seed." in text
             standings = await asyncio.to_thread(hill.standings)
             assert standings.find("alice.margins3") is not None

@@ -206,7 +206,7 @@ def test_a_database_of_the_previous_schema_is_upgraded(tmp_path: Path) -> None:
     assert old.revision() == "0001"
     old.close()
     hill = make_hill(tmp_path)
-    assert hill.db.revision() == "0002"
+    assert hill.db.revision() == "0004"
     hill.challenge("alice", "rush", RUSH)
     assert hill.standings().size == 1
 

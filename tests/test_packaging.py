@@ -26,11 +26,16 @@ def test_dockerfile_passes_hadolint() -> None:
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(ROOT)],
-        check=True,
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--verbose", "--no-deps", "-w", str(out), str(ROOT)],
+        capture_output=True,
+        text=True,
         timeout=600,
     )
+    assert build.returncode == 0, build.stdout[-4000:] + build.stderr[-4000:]
+    # the build itself is quiet: no setuptools warnings about our configuration
+    assert "BuildBackendWarning" not in build.stdout + build.stderr
+    assert "experimental" not in build.stdout + build.stderr
     (path,) = out.glob("bfjoust_hill-*.whl")
     return zipfile.ZipFile(path)
 

@@ -12,9 +12,13 @@ import logging
 
 from aiohttp import web
 
-from hill.config import Settings, WebSettings
+from hill.config import IrcSettings, Settings, WebSettings
 from hill.logs import configure_logging
+from hill.requests import RequestBook
 from hill.service import Hill
+from hill.uploads import UploadLinks
+from hill.web import upload
+from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.views import json_response, routes
@@ -63,18 +67,28 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
     response.headers.update(SECURITY_HEADERS)
 
 
-def create_app(hill: Hill, settings: WebSettings) -> web.Application:
+def create_app(
+    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+) -> web.Application:
+    """The application; `queue_size` bounds the requests waiting, uploads included."""
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(hill)
+    app[upload.UPLOADS] = upload.Uploads(
+        UploadLinks(hill.db), RequestBook(hill.db), hill.settings.max_program_bytes, queue_size
+    )
     app.add_routes(routes)
+    app.add_routes(upload.routes)
+    app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     return app
 
 
-async def start_web(hill: Hill, settings: WebSettings) -> web.AppRunner:
+async def start_web(
+    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+) -> web.AppRunner:
     """Serve on settings.bind:settings.port on the running loop; the caller
     does `await runner.cleanup()`."""
-    runner = web.AppRunner(create_app(hill, settings))
+    runner = web.AppRunner(create_app(hill, settings, queue_size=queue_size))
     await runner.setup()
     await web.TCPSite(runner, settings.bind, settings.port).start()
     log.info("web report on %s", settings.url)
@@ -88,7 +102,7 @@ def run_web(settings: Settings) -> None:
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
         web.run_app(
-            create_app(hill, settings.web),
+            create_app(hill, settings.web, queue_size=settings.irc.queue_size),
             host=settings.web.bind,
             port=settings.web.port,
             print=None,

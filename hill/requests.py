@@ -1,0 +1,185 @@
+"""The request book: hill jobs players asked for, and their answers, kept in
+the hill's database so that a crash forgets none of them.
+
+A request is recorded `queued` when asked (on IRC, or through the web upload
+form, perhaps in another process), becomes `running` while played, and ends
+`done` or `failed` with the text of its answer; `delivered` is set once that
+answer has been written to the IRC server.  A request that changes the hill
+is marked done in the same transaction as the change (see `finish` and
+`hill.service.Record`): after a kill it is either done, or still open and
+played again, never both.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import ForeignKey, LargeBinary, String, func, select, update
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from hill.storage import Base, Database, utcnow
+
+OPEN = ("queued", "running")
+FINISHED = ("done", "failed")
+COMMANDS = ("challenge", "test", "withdraw", "remove", "rescore")
+
+
+class QueueFull(Exception):
+    """As many requests wait as may: try again later."""
+
+
+class Request(Base):
+    """One hill job someone asked for, and its answer."""
+
+    __tablename__ = "requests"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    # who asked, and where the answer goes: a channel, or None for a private notice
+    nick: Mapped[str] = mapped_column(String(64))
+    channel: Mapped[str | None] = mapped_column(String(64))
+    origin: Mapped[str] = mapped_column(String(8))  # "irc", or "web" for an upload
+    command: Mapped[str] = mapped_column(String(16))  # one of COMMANDS
+    # the program's owner (or the admin acting), its name (a full name for
+    # remove, "" for rescore) and code (challenge and test)
+    owner: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(128))
+    code: Mapped[bytes | None] = mapped_column(LargeBinary)
+    state: Mapped[str] = mapped_column(String(8), index=True)  # OPEN or FINISHED
+    attempts: Mapped[int] = mapped_column(default=0)  # times it started running
+    result: Mapped[str | None]  # the answer
+    program: Mapped[str | None] = mapped_column(String(128))  # on the hill after it
+    announce: Mapped[bool] = mapped_column(default=False)  # a hill change: told to all
+    delivered: Mapped[bool] = mapped_column(default=False, index=True)
+    finished_at: Mapped[dt.datetime | None]
+
+    @property
+    def full_name(self) -> str:
+        return self.name if self.command == "remove" else f"{self.owner}.{self.name}"
+
+
+class UploadLink(Base):
+    """A one-time link to the upload form, bound to who asked for it (the
+    token itself is never stored, only its SHA-256)."""
+
+    __tablename__ = "upload_links"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    nick: Mapped[str] = mapped_column(String(64))
+    channel: Mapped[str | None] = mapped_column(String(64))
+    owner: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(48))
+    test_only: Mapped[bool]
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(index=True)
+    used_at: Mapped[dt.datetime | None]
+    request_id: Mapped[int | None] = mapped_column(ForeignKey("requests.id"))
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}.{self.name}"
+
+
+class RequestBook:
+    """The requests in the hill's database; every method is one transaction
+    and blocks (call it off the event loop)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(self, *, limit: int, **fields: Any) -> Request:
+        """Record a queued request (fields: nick, channel, origin, command,
+        owner, name, code); raises QueueFull when `limit` already wait."""
+        with self.db.transaction() as session:
+            return self.add_in(session, limit=limit, **fields)
+
+    def add_in(self, session: Session, *, limit: int, **fields: Any) -> Request:
+        if fields["command"] not in COMMANDS:
+            raise ValueError(f"no command {fields['command']!r}")
+        row = Request(state="queued", **fields)
+        session.add(row)
+        # the insert holds SQLite's write lock: the count is exact across processes
+        session.flush()
+        waiting = session.scalar(
+            select(func.count()).select_from(Request).where(Request.state == "queued")
+        )
+        if waiting is not None and waiting > limit:
+            raise QueueFull  # and the transaction is rolled back
+        return row
+
+    def get(self, request_id: int) -> Request:
+        with self.db.session() as session:
+            row = session.get(Request, request_id)
+            if row is None:
+                raise LookupError(f"no request {request_id}")
+            return row
+
+    def last_id(self) -> int:
+        with self.db.session() as session:
+            return session.scalar(select(func.max(Request.id))) or 0
+
+    def next_open(self) -> Request | None:
+        """The oldest request still to play (one left running by a crash first)."""
+        with self.db.session() as session:
+            query = select(Request).where(Request.state.in_(OPEN)).order_by(Request.id).limit(1)
+            return session.scalars(query).first()
+
+    def waiting_before(self, request_id: int) -> int:
+        with self.db.session() as session:
+            query = select(func.count()).where(Request.state.in_(OPEN), Request.id < request_id)
+            return session.scalar(query) or 0
+
+    def start(self, request_id: int) -> Request:
+        with self.db.transaction() as session:
+            row = session.get(Request, request_id)
+            assert row is not None
+            row.state = "running"
+            row.attempts += 1
+            return row
+
+    def finish(
+        self,
+        session: Session,
+        request_id: int,
+        result: str,
+        *,
+        program: str | None = None,
+        announce: bool = False,
+    ) -> None:
+        """Mark a request done, in `session` (the hill change's transaction)."""
+        session.execute(
+            update(Request)
+            .where(Request.id == request_id)
+            .values(
+                state="done",
+                result=result,
+                program=program,
+                announce=announce,
+                finished_at=utcnow(),
+            )
+        )
+
+    def fail(self, request_id: int, result: str) -> Request:
+        """Mark a request refused (nothing on the hill changed)."""
+        with self.db.transaction() as session:
+            row = session.get(Request, request_id)
+            assert row is not None
+            row.state = "failed"
+            row.result = result
+            row.finished_at = utcnow()
+            return row
+
+    def undelivered(self) -> list[Request]:
+        """Finished requests whose answer has not been written to IRC, oldest first."""
+        with self.db.session() as session:
+            query = (
+                select(Request)
+                .where(Request.delivered.is_(False), Request.state.in_(FINISHED))
+                .order_by(Request.id)
+            )
+            return list(session.scalars(query))
+
+    def mark_delivered(self, request_id: int) -> None:
+        with self.db.transaction() as session:
+            session.execute(update(Request).where(Request.id == request_id).values(delivered=True))

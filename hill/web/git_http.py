@@ -1,0 +1,166 @@
+"""The hill's git history, cloneable over HTTP: `git clone URL/hill.git`.
+
+git's own smart HTTP server, `git http-backend` (a CGI program that ships
+with git), answers every request; this module only carries requests to it
+and its answers back, in a subprocess so the event loop never waits on git.
+Only the read side is reachable: fetches, clones (shallow ones too) and
+pulls.  A push is refused here, before git sees it, and http-backend would
+refuse it anyway (anonymous receive-pack is off by default).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+from pathlib import Path
+
+from aiohttp import web
+
+log = logging.getLogger(__name__)
+
+PREFIX = "/hill.git"
+# the smart protocol's two read-side endpoints; nothing else is passed on
+SMART_PATHS = re.compile(r"/(info/refs|git-upload-pack)")
+READ_SERVICE = "git-upload-pack"
+MAX_REQUEST_BYTES = 8 << 20  # a fetch's negotiation: wants and haves
+TIME_LIMIT = 120.0  # seconds for one request, then git is stopped
+CHUNK = 1 << 16
+
+
+class GitHttp:
+    """Bridges aiohttp requests to `git http-backend` for one repository.
+
+    At most `concurrent` git processes run at once; more requests get a 503
+    with Retry-After rather than piling up processes."""
+
+    def __init__(self, repository: Path, *, concurrent: int = 4) -> None:
+        self.repository = repository
+        self.slots = asyncio.Semaphore(concurrent)
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get(PREFIX + "/{path:.*}", self.handle),
+            web.post(PREFIX + "/{path:.*}", self.handle),
+        ]
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        """Answers in plain text, for git clients (git shows it to the user)."""
+        path = "/" + request.match_info["path"]
+        if path == "/git-receive-pack" or request.query.get("service") == "git-receive-pack":
+            return _refusal(403, "the hill's history is read-only: pushes are refused")
+        if not SMART_PATHS.fullmatch(path) or (
+            path == "/info/refs" and request.query.get("service") != READ_SERVICE
+        ):
+            return _refusal(
+                404, f"not found; clone it with git: git clone {request.url.origin()}{PREFIX}"
+            )
+        if request.method == "POST" and (request.content_length or 0) > MAX_REQUEST_BYTES:
+            return _refusal(413, "request too large")
+        git_dir = self._git_dir()
+        if git_dir is None:
+            return _refusal(404, "the hill has no history yet")
+        if self.slots.locked():
+            return _refusal(503, "busy: too many clones at once; try again shortly", retry=5)
+        async with self.slots:
+            return await self._run_backend(request, git_dir, path)
+
+    def _git_dir(self) -> Path | None:
+        git_dir = self.repository / ".git"
+        return git_dir if (git_dir / "HEAD").is_file() else None
+
+    def _environment(self, request: web.Request, git_dir: Path, path: str) -> dict[str, str]:
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "GIT_PROJECT_ROOT": str(git_dir),
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "PATH_INFO": path,
+            "QUERY_STRING": request.query_string,
+            "REQUEST_METHOD": request.method,
+            "CONTENT_TYPE": request.headers.get("Content-Type", ""),
+            "REMOTE_ADDR": request.remote or "",
+        }
+        # the protocol version the client asks for (v2), a compressed body
+        for header, variable in (
+            ("Git-Protocol", "HTTP_GIT_PROTOCOL"),
+            ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
+        ):
+            if header in request.headers:
+                environment[variable] = request.headers[header]
+        if request.content_length is not None:
+            environment["CONTENT_LENGTH"] = str(request.content_length)
+        return environment
+
+    async def _run_backend(
+        self, request: web.Request, git_dir: Path, path: str
+    ) -> web.StreamResponse:
+        process = await asyncio.create_subprocess_exec(
+            "git",
+            "http-backend",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=self._environment(request, git_dir, path),
+        )
+        assert process.stdin and process.stdout and process.stderr
+        feeding = asyncio.create_task(_feed(request, process.stdin))
+        response: web.StreamResponse | None = None
+        try:
+            async with asyncio.timeout(TIME_LIMIT):
+                status, headers = await _read_cgi_headers(process.stdout)
+                response = web.StreamResponse(status=status, headers=headers)
+                await response.prepare(request)
+                while chunk := await process.stdout.read(CHUNK):
+                    await response.write(chunk)
+                await feeding
+                await response.write_eof()
+        except TimeoutError:
+            log.warning("git http-backend took over %g s; stopped", TIME_LIMIT)
+            if response is None:
+                return _refusal(503, "git took too long; try again later", retry=60)
+            # the answer had begun: the client sees a cut-off transfer and says so
+        finally:
+            feeding.cancel()
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+            errors = await process.stderr.read()
+            if await process.wait() not in (0, -9):
+                log.warning("git http-backend failed: %s", errors.decode(errors="replace")[:300])
+        return response
+
+
+def _refusal(status: int, text: str, *, retry: int | None = None) -> web.Response:
+    headers = {"Retry-After": str(retry)} if retry else None
+    return web.Response(status=status, text=text + "\n", headers=headers)
+
+
+async def _feed(request: web.Request, stdin: asyncio.StreamWriter) -> None:
+    """The request body into git, then end of input."""
+    try:
+        while chunk := await request.content.read(CHUNK):
+            stdin.write(chunk)
+            await stdin.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # git stopped reading: its answer says why
+    finally:
+        stdin.close()
+
+
+async def _read_cgi_headers(stdout: asyncio.StreamReader) -> tuple[int, dict[str, str]]:
+    """A CGI answer's header lines (up to the empty line): the status and the
+    HTTP headers."""
+    status = 200
+    headers: dict[str, str] = {}
+    while True:
+        line = (await stdout.readline()).decode("latin-1").rstrip("\r\n")
+        if not line:
+            return status, headers
+        name, _, value = line.partition(":")
+        value = value.strip()
+        if name.lower() == "status":
+            status = int(value.split()[0])
+        else:
+            headers[name] = value

@@ -1,0 +1,160 @@
+"""The upload form: a program too long for an IRC line, pasted or chosen as a
+file, through the one-time link the bot gave (`!bfjoust-upload`, see
+hill/uploads.py).
+
+The token in the URL is the only credential and it is enough: unguessable,
+bound to the player who asked, short-lived and good for one upload, so a
+page elsewhere cannot forge a submission (no other CSRF token is needed).
+A good upload becomes a request in the request book; the bot plays it and
+this page shows the answer, reloading itself (a Refresh header, no script)
+until it is there.  Nothing is used up by a bad upload: too large, empty,
+malformed or a full queue leave the link as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import BodyPartReader, web
+
+from hill.requests import OPEN, QueueFull, RequestBook
+from hill.service import HillError, check_program
+from hill.uploads import LinkRefused, LinkState, UploadLinks
+from hill.web.render import render
+from hill.web.state import NotFound
+
+routes = web.RouteTableDef()
+TOKEN = "/upload/{token:[A-Za-z0-9_-]{1,100}}"
+CHUNK = 65536
+REFRESH_SECONDS = 2
+
+
+@dataclass(frozen=True)
+class Uploads:
+    """What the form needs: the links, the book, and the limits."""
+
+    links: UploadLinks
+    book: RequestBook
+    max_bytes: int  # the hill's max_program_bytes
+    queue_size: int  # requests that may wait ([irc] queue_size)
+
+
+UPLOADS = web.AppKey("uploads", Uploads)
+
+
+class BadUpload(Exception):
+    """The form's content cannot be a program; the message says why."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _uploads(request: web.Request) -> Uploads:
+    return request.app[UPLOADS]
+
+
+async def _state(request: web.Request) -> LinkState:
+    state = await asyncio.to_thread(_uploads(request).links.state, request.match_info["token"])
+    if state is None:
+        raise NotFound("there is no such upload link: ask the bot for a new one")
+    return state
+
+
+def _page(request: web.Request, state: LinkState, status: int = 200, **extra: Any) -> web.Response:
+    link = state.link
+    data = {
+        "program": link.full_name,
+        "test_only": link.test_only,
+        "expires": link.expires_at.isoformat(timespec="seconds") + "Z",
+        "max_bytes": _uploads(request).max_bytes,
+        "error": None,
+        "code": "",
+        "request": state.request,
+        "waiting": 0,
+        "expired": state.expired,
+        **extra,
+    }
+    response = render(request, "upload.html", data, status=status)
+    response.headers["Cache-Control"] = "no-store"
+    if state.request is not None and state.request.state in OPEN:
+        response.headers["Refresh"] = str(REFRESH_SECONDS)
+    return response
+
+
+@routes.get(TOKEN)
+async def show(request: web.Request) -> web.Response:
+    """The form, or what became of the upload."""
+    state = await _state(request)
+    if state.request is None and state.expired:
+        return _page(request, state, 410, error="this link has expired: ask the bot for a new one")
+    waiting = 0
+    if state.request is not None and state.request.state in OPEN:
+        book = _uploads(request).book
+        waiting = await asyncio.to_thread(book.waiting_before, state.request.id)
+    return _page(request, state, waiting=waiting)
+
+
+@routes.post(TOKEN)
+async def upload(request: web.Request) -> web.Response:
+    state = await _state(request)
+    if state.request is not None:
+        return _page(request, state, 409, error="this link has been used already: each works once")
+    if state.expired:
+        return _page(request, state, 410, error="this link has expired: ask the bot for a new one")
+    uploads = _uploads(request)
+    code = b""
+    try:
+        code = await read_program(request, uploads.max_bytes)
+        await asyncio.to_thread(check_program, code, uploads.max_bytes)
+        await asyncio.to_thread(
+            uploads.links.redeem, request.match_info["token"], code, limit=uploads.queue_size
+        )
+    except (BadUpload, LinkRefused) as error:
+        return _page(request, state, error.status, error=str(error), code=_text(code))
+    except HillError as error:
+        return _page(request, state, 400, error=str(error), code=_text(code))
+    except QueueFull:
+        busy = "the hill is busy: the queue is full; try again in a minute"
+        return _page(request, state, 503, error=busy, code=_text(code))
+    raise web.HTTPSeeOther(request.path)
+
+
+async def read_program(request: web.Request, max_bytes: int) -> bytes:
+    """The program from the form: the chosen file, or the pasted text (its
+    line ends as the browser sent them, CR LF, made LF again)."""
+    if request.content_type != "multipart/form-data":
+        raise BadUpload("send the form as multipart/form-data")
+    reader = await request.multipart()
+    fields: dict[str, bytes] = {}
+    while (part := await reader.next()) is not None:
+        if not isinstance(part, BodyPartReader) or part.name not in ("code", "file"):
+            continue  # anything else (an owner, a name...) is not ours to take
+        # pasted text may grow by its CRs: allow for them, then check again
+        limit = max_bytes if part.name == "file" else 2 * max_bytes + 2
+        fields[part.name] = await _read_limited(part, limit, max_bytes)
+    pasted = fields.get("code", b"").replace(b"\r\n", b"\n")
+    chosen = fields.get("file", b"")
+    if pasted.strip() and chosen:
+        raise BadUpload("paste the program or choose a file, not both")
+    code = chosen or pasted
+    if not code.strip():
+        raise BadUpload("the program is empty: paste it or choose its file")
+    return code  # its size is checked with its syntax (check_program)
+
+
+async def _read_limited(part: BodyPartReader, limit: int, max_bytes: int) -> bytes:
+    """A part's bytes; reading stops past `limit`, whatever the client sends."""
+    data = bytearray()
+    while chunk := await part.read_chunk(CHUNK):
+        data += chunk
+        if len(data) > limit:
+            raise BadUpload(f"program too large: the limit is {max_bytes} bytes", 413)
+    return bytes(data)
+
+
+def _text(code: bytes) -> str:
+    """Pasted code shown again in the form after a refusal (escaped there)."""
+    return code.decode("utf-8", errors="replace") if len(code) <= 65536 else ""

@@ -1,0 +1,16 @@
+"""The C engine, built by setuptools; everything else is in pyproject.toml.
+
+The extension is declared here because `[tool.setuptools] ext-modules` in
+pyproject.toml is still experimental (setuptools warns on every build)."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "hill._engine",
+            sources=["hill/_engine.c"],
+            extra_compile_args=["-O2", "-std=c11"],
+        )
+    ]
+)
