@@ -77,7 +77,8 @@ class Intake:
             return
         userhost = f"{event.source.user}@{event.source.host}"
         if not self.gate.admit(userhost.lower()):
-            log.info("command ignored: too many", nick=nick, userhost=userhost)
+            if self.gate.ignored[userhost.lower()] == 1:  # once, not once a line
+                log.warning("too many commands: ignoring them", nick=nick, userhost=userhost)
             return
         channel = event.target if event.type == "pubmsg" else None
         registration = self.link.registration

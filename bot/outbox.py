@@ -113,7 +113,9 @@ class Outbox:
         cost: float = 1,
     ) -> bool:
         if kind is not Kind.QUERY and not self._make_room(kind, recipient, len(lines)):
-            log.warning("outbox full, message dropped", recipient=recipient, kind=kind.name)
+            (log.warning if kind is Kind.ANSWER else log.info)(
+                "outbox full, message dropped", recipient=recipient, kind=kind.name
+            )
             return False
         message = Message(kind, recipient, deque(lines), time.monotonic(), cost, on_sent)
         self._waiting[kind].setdefault(recipient, deque()).append(message)

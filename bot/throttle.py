@@ -67,12 +67,18 @@ class CommandGate:
         self.rate = rate
         self.burst = burst
         self._buckets: dict[str, TokenBucket] = {}
+        self.ignored: dict[str, int] = {}  # commands ignored in a row, by user
 
     def admit(self, user: str) -> bool:
         if len(self._buckets) >= PRUNE_AT:
             self._buckets = {u: b for u, b in self._buckets.items() if not b.full}
+            self.ignored = {u: n for u, n in self.ignored.items() if u in self._buckets}
         bucket = self._buckets.setdefault(user, TokenBucket(self.rate, self.burst))
-        return bucket.try_take()
+        if bucket.try_take():
+            self.ignored.pop(user, None)
+            return True
+        self.ignored[user] = self.ignored.get(user, 0) + 1
+        return False
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,10 @@ def test_the_token_bucket_charges_what_cannot_wait() -> None:
 def test_the_command_gate_admits_a_burst_then_a_rate_per_user() -> None:
     gate = CommandGate(rate=20.0, burst=3)
     assert [gate.admit("flooder") for _ in range(5)] == [True, True, True, False, False]
+    assert gate.ignored == {"flooder": 2}
     assert gate.admit("someone else")
     time.sleep(0.06)
-    assert gate.admit("flooder")
+    assert gate.admit("flooder") and gate.ignored == {}
 
 
 FORMATTING = [
