@@ -196,20 +196,11 @@ class ServerLink:
         transport, proto = await loop.create_connection(
             lambda: protocol,
             *address,
-            ssl=self._tls_context(),
+            ssl=tls_context(self.settings),
             server_hostname=(address[0] if self.settings.tls else None),
         )
         transport.write(b"CAP LS 302\r\n")
         return transport, proto
-
-    def _tls_context(self) -> ssl.SSLContext | None:
-        if not self.settings.tls:
-            return None
-        context = ssl.create_default_context()
-        if not self.settings.tls_verify:
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        return context
 
     async def _watch(self) -> None:
         """Until the connection ends: ping a silent server, drop a dead one,
@@ -256,12 +247,7 @@ class ServerLink:
         if self.registration.registered:
             return  # taking the configured nick back failed: try again later
         self.nick_tries += 1
-        base = self.settings.nick
-        alternative = (
-            base + "_" * self.nick_tries
-            if self.nick_tries <= 3
-            else (f"{base[:24]}{int(time.time() * 1000) % 100000}")
-        )
+        alternative = alternative_nick(self.settings.nick, self.nick_tries)
         log.warning("nick refused, trying another", refused=event.arguments[:1], nick=alternative)
         connection.nick(alternative)
 
@@ -279,3 +265,21 @@ class ServerLink:
     def _on_error(self, connection: ServerConnection, event: Event) -> None:
         # ERROR is how a server closes a link: after our QUIT, that is expected
         (log.info if self.stopping else log.warning)("server closes the link", message=event.target)
+
+
+def tls_context(settings: IrcSettings) -> ssl.SSLContext | None:
+    """TLS as configured (None: plain); `tls_verify = false` for test servers only."""
+    if not settings.tls:
+        return None
+    context = ssl.create_default_context()
+    if not settings.tls_verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def alternative_nick(nick: str, tries: int) -> str:
+    """Another nick when `nick` is taken: `nick_`, `nick__`, ..., then digits."""
+    if tries <= 3:
+        return nick + "_" * tries
+    return f"{nick[:24]}{int(time.time() * 1000) % 100000}"
