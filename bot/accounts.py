@@ -26,7 +26,8 @@ from bot.registration import Handler
 log = structlog.get_logger(__name__)
 
 WHOX_TOKEN = "152"  # marks the bot's own WHO queries
-LOOKUP_TIMEOUT = 20.0  # seconds for a WHOIS answer
+LOOKUP_TIMEOUT = 30.0  # seconds for a WHOIS answer
+LOOKUP_SPACING = 5.0  # seconds between two WHOIS for one connection: commands meanwhile share one
 MAX_LOOKUPS = 50  # WHOIS queries waiting at once; past that, not confirmed
 
 Fold = Callable[[str], str]
@@ -148,12 +149,17 @@ class _Whois:
 
 
 class AccountLookup:
-    """Confirms nicks' accounts with WHOIS, one query per nick at a time."""
+    """Confirms nicks' accounts with WHOIS: one query per nick at a time,
+    and for one connection at most one every LOOKUP_SPACING seconds (the
+    commands that come meanwhile wait for it), so that a flood of commands
+    costs a WHOIS now and then, not one each.  Answers are not kept: the
+    nick may change hands as soon as the answer is in."""
 
-    def __init__(self, fold: Fold, send: Callable[[str], None]) -> None:
+    def __init__(self, fold: Fold, send: Callable[[str, str], None]) -> None:
         self.fold = fold
-        self.send = send  # queues a line to the server
+        self.send = send  # queues a line to the server, on behalf of a (folded) nick
         self._pending: dict[str, _Whois] = {}
+        self._next: dict[str, float] = {}  # connection -> when its next WHOIS may go
 
     def clear(self) -> None:
         """The connection is gone: nothing will answer, and the commands
@@ -172,7 +178,7 @@ class AccountLookup:
                 log.warning("too many account lookups, not confirmed", nick=nick)
                 return None
             query = self._pending[key] = _Whois(asyncio.get_running_loop().create_future())
-            self.send(f"WHOIS {nick}")
+            self._schedule(key, nick, userhost.lower(), query)
         try:
             found, account = await asyncio.wait_for(asyncio.shield(query.answer), LOOKUP_TIMEOUT)
         except TimeoutError:
@@ -181,6 +187,20 @@ class AccountLookup:
                 del self._pending[key]
             return None
         return account if found and found.lower() == userhost.lower() else None
+
+    def _schedule(self, key: str, nick: str, connection: str, query: _Whois) -> None:
+        """Send the WHOIS now, or when this connection may have another."""
+        now = asyncio.get_running_loop().time()
+        if len(self._next) > MAX_LOOKUPS:
+            self._next = {c: t for c, t in self._next.items() if t > now}
+        at = max(now, self._next.get(connection, now))
+        self._next[connection] = at + LOOKUP_SPACING
+
+        def ask() -> None:
+            if self._pending.get(key) is query:  # not answered or given up meanwhile
+                self.send(key, f"WHOIS {nick}")
+
+        asyncio.get_running_loop().call_at(at, ask)
 
     def handlers(self) -> dict[str, Handler]:
         return {

@@ -172,7 +172,7 @@ class IrcClient:
             text,
             notice=not message.channel,
             prefix=f"{sender.nick}: " if message.channel else "",
-            recipient=sender.key,
+            recipient=self.link.fold(sender.nick),  # the runner answers by nick too
             refusal=refusal,
             on_sent=on_sent,
         )

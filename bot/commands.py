@@ -110,7 +110,6 @@ class Commands:
 
     async def _run(self, command: Command, message: Incoming, args: str) -> None:
         name = self.irc.command + command.suffix
-        log.info("command", command=name, nick=message.sender.nick, account=message.sender.account)
 
         def refuse(text: str) -> None:
             self.reply(message, text, refusal=True)
@@ -118,6 +117,8 @@ class Commands:
         try:
             if command.vouched:
                 message = await message.vouched()
+            sender = message.sender
+            log.info("command", command=name, nick=sender.nick, account=sender.account)
             if command.admin and not message.sender.is_admin(self.irc.admins):
                 raise HillError(f"{name} is for the hill's admins")
             await command.run(message, args)

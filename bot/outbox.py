@@ -5,8 +5,10 @@ Lines go out through a token bucket (`messages_per_second` after a
 recipient (the player answered, or a channel for announcements) and are
 taken one line at a time, for the recipient served least recently (round
 robin, with a newcomer first), so that one player's many answers never hold
-up another's.  The bot's own queries
-(WHOIS) go first, then answers, then refusals; a refusal that has waited
+up another's.  Answers go before refusals, and the bot's own queries (a
+WHOIS to confirm a player's account) go first among the lines for the
+player they are about, in that player's turn: a player who makes the bot
+ask a lot pays for it with their own share.  A refusal that has waited
 `refusal_ttl` seconds is dropped ("try again in 26 s" ten minutes late
 helps no one).  The outbox is bounded per recipient and in all; refusals
 make room first.  Answers wait across disconnections; queries do not.
@@ -38,11 +40,14 @@ REFUSAL_TTL = 30.0  # seconds a refusal may wait
 
 
 class Kind(IntEnum):
-    """What a message is, in the order they go out."""
+    """What a message is, in the order they go out for one recipient."""
 
-    QUERY = 0  # the bot's own requests to the server
+    QUERY = 0  # the bot's own request to the server about the recipient
     ANSWER = 1  # the answer to a command, an announcement
     REFUSAL = 2  # a command refused: errors, limits, "busy"
+
+
+TIERS = (Kind.ANSWER, Kind.REFUSAL)  # queries wait with the answers, before them
 
 
 @dataclass(eq=False)
@@ -70,8 +75,8 @@ class Outbox:
         self.per_recipient = per_recipient
         self.total = total
         self.refusal_ttl = refusal_ttl
-        # per kind, the recipients with messages waiting, and the messages
-        self._waiting: dict[Kind, dict[str, deque[Message]]] = {kind: {} for kind in Kind}
+        # per tier, the recipients with messages waiting, and the messages
+        self._waiting: dict[Kind, dict[str, deque[Message]]] = {tier: {} for tier in TIERS}
         self._lines: Counter[str] = Counter()  # lines waiting, by recipient
         self._served: dict[str, float] = {}  # when each recipient last had a line sent
         self.wakeup = asyncio.Event()  # something was queued, or the client became ready
@@ -100,9 +105,10 @@ class Outbox:
         lines = [f"{command} {target} :{prefix}{piece}" for piece in pieces]
         return self.add(kind, recipient or target, lines, on_sent)
 
-    def query(self, line: str) -> None:
-        """Queue a request to the server (WHOIS), before any message."""
-        self.add(Kind.QUERY, "", [line], cost=QUERY_COST)
+    def query(self, recipient: str, line: str) -> None:
+        """Queue a request to the server about `recipient` (WHOIS), before
+        their messages."""
+        self.add(Kind.QUERY, recipient, [line], cost=QUERY_COST)
 
     def add(
         self,
@@ -118,7 +124,12 @@ class Outbox:
             )
             return False
         message = Message(kind, recipient, deque(lines), time.monotonic(), cost, on_sent)
-        self._waiting[kind].setdefault(recipient, deque()).append(message)
+        tier = Kind.REFUSAL if kind is Kind.REFUSAL else Kind.ANSWER
+        messages = self._waiting[tier].setdefault(recipient, deque())
+        if kind is Kind.QUERY:
+            messages.appendleft(message)
+        else:
+            messages.append(message)
         self._count(recipient, len(lines))
         self.wakeup.set()
         return True
@@ -162,10 +173,13 @@ class Outbox:
 
     def forget_queries(self) -> None:
         """The connection is gone: its requests mean nothing to the next one."""
-        for messages in self._waiting[Kind.QUERY].values():
-            for message in messages:
-                self._drop(message)
-        self._waiting[Kind.QUERY].clear()
+        waiting = self._waiting[Kind.ANSWER]
+        for recipient, messages in list(waiting.items()):
+            for query in [m for m in messages if m.kind is Kind.QUERY]:
+                self._drop(query)
+                messages.remove(query)
+            if not messages:
+                del waiting[recipient]
 
     # --- sending ---------------------------------------------------------
 
@@ -173,13 +187,13 @@ class Outbox:
         """The next line to send and its message (with no lines left after
         the last); None when nothing is waiting.  Stale refusals are dropped."""
         now = time.monotonic()
-        for kind in Kind:
-            waiting = self._waiting[kind]
+        for tier in TIERS:
+            waiting = self._waiting[tier]
             while waiting:
                 recipient = min(waiting, key=lambda r: self._served.get(r, -1.0))
                 messages = waiting[recipient]
                 message = messages[0]
-                if kind is Kind.REFUSAL and now - message.queued > self.refusal_ttl:
+                if tier is Kind.REFUSAL and now - message.queued > self.refusal_ttl:
                     self._drop(messages.popleft())
                     line = None
                 else:

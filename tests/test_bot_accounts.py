@@ -381,3 +381,34 @@ def test_kicks_make_the_bot_forget_what_it_saw(untagged: Inspircd, tmp_path) -> 
             assert await bob.reply(nick) == "bob.prog withdrawn; 0 programs left on the hill"
 
     run(scenario(), timeout=120)
+
+
+def test_a_flood_from_someone_out_of_sight_costs_one_whois(untagged: Inspircd, tmp_path) -> None:
+    """A logged-in player in no channel writes 1000 submissions at once: the
+    bot confirms the account once (WHOIS), takes 3, says "try again" once,
+    stays connected on its strict port, and answers someone else at once."""
+    settings = bot_settings(tmp_path, untagged.port, **DEFAULT_RATE)
+    port = untagged.player_port
+
+    async def scenario() -> None:
+        async with running_bot(settings) as hillbot:
+            client, nick = hillbot.client, hillbot.client.nick
+            _check_untagged(client)
+            flooder = await IrcTestClient("flooder").connect(port, sasl=("mallory", PASSWORD))
+            prober = await IrcTestClient("prober").connect(port)
+            flooder.send("\r\n".join(f"PRIVMSG {nick} :!bfjoust w{i} {RUSH}" for i in range(1000)))
+            latencies = []
+            for _ in range(5):
+                started = asyncio.get_running_loop().time()
+                prober.say(nick, "!bfjoust-report")
+                await prober.reply(nick)
+                latencies.append(asyncio.get_running_loop().time() - started)
+                await asyncio.sleep(1)
+            print("probes during the flood:", ", ".join(f"{x:.2f} s" for x in latencies))
+            answers = [m.text for m in flooder.lines if m.nick == nick]
+            assert sum(a.startswith("New program mallory.w") for a in answers) == 3, answers
+            assert sum("submissions recently" in a for a in answers) == 1, answers
+            assert client.connections == 1 and client.ready
+            assert max(latencies) < 8  # generous for a loaded machine; the goal is 3 s
+
+    run(scenario(), timeout=90)

@@ -32,9 +32,7 @@ def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
     for i in range(3):
         outbox.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
     outbox.add(Kind.ANSWER, "prober", ["prober answer"])
-    outbox.query("WHOIS someone")
     assert _drain(outbox) == [
-        "WHOIS someone",  # the bot's own queries first
         "flooder answer 0",
         "prober answer",  # after one line of the flooder's, not after all
         "flooder answer 1",
@@ -44,6 +42,15 @@ def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
         "flooder refusal 2",
     ]
     assert len(outbox) == 0
+
+
+def test_queries_go_first_in_the_turn_of_whom_they_are_about() -> None:
+    outbox = _outbox()
+    outbox.add(Kind.ANSWER, "prober", ["p0", "p1"])
+    outbox.add(Kind.ANSWER, "flooder", ["f0"])
+    outbox.query("flooder", "WHOIS flooder")
+    outbox.query("flooder", "WHOIS flooder_")  # the flooder's share pays for both
+    assert _drain(outbox) == ["p0", "WHOIS flooder_", "p1", "WHOIS flooder", "f0"]
 
 
 def test_a_newcomer_goes_before_whoever_was_served_last() -> None:
@@ -85,10 +92,11 @@ def test_stale_refusals_are_dropped_answers_wait() -> None:
 
 def test_queries_are_forgotten_with_the_connection() -> None:
     outbox = _outbox()
-    outbox.query("WHOIS ann")
+    outbox.query("ann", "WHOIS ann")
     outbox.add(Kind.ANSWER, "ann", ["kept"])
+    outbox.query("ben", "WHOIS ben")
     outbox.forget_queries()
-    assert _drain(outbox) == ["kept"]
+    assert len(outbox) == 1 and _drain(outbox) == ["kept"]
 
 
 def test_text_is_plain_split_and_on_sent_follows_its_last_line() -> None:
