@@ -40,10 +40,12 @@ test: setup system-test
 lint: setup
 	$(BIN)/ruff check .
 
-bench: setup
+bench: setup system-run
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
+	$(BIN)/python bench/web.py
+	$(BIN)/python bench/trace_load.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/*.so

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hill.config import HillSettings
-from hill.hill_commands import default_name
+from hill.names import from_file
 from hill.reports import json_report, text_report
 from hill.service import Hill
 
@@ -39,7 +39,7 @@ def main() -> None:
 
         def build() -> None:
             for path in programs:
-                hill.challenge("esohill", default_name(path), path.read_bytes())
+                hill.challenge("esohill", from_file(path), path.read_bytes())
 
         timed(f"build the hill, {len(programs)} submissions", build)
         report = timed("challenge the full hill", lambda: hill.challenge("bench", "a", newcomer))
@@ -51,7 +51,7 @@ def main() -> None:
         timed(
             "update a program on the full hill", lambda: hill.challenge("bench", "a", newcomer[:-1])
         )
-        standings = timed("read the standings", hill.standings)
+        standings = timed("read the standings", hill.queries.standings)
         timed(
             "text and JSON reports", lambda: (text_report(standings), json_report(standings, None))
         )

@@ -91,7 +91,9 @@ async def _serve(settings: Settings) -> None:
     if settings.web.enabled:
         from hill.web.server import start_web  # loaded only when used
 
-        runner = await start_web(hill, settings.web, queue_size=settings.irc.queue_size)
+        runner = await start_web(
+            hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
+        )
         print(f"The web report is at {settings.web.url}", flush=True)
     running = asyncio.create_task(bot.run())
     try:

@@ -21,6 +21,7 @@ from bot.fetch import FetchError, fetch_program, is_url
 from bot.identity import Sender
 from bot.runner import Runner
 from bot.throttle import RateLimiter
+from hill import names
 from hill.config import Settings
 from hill.requests import QueueFull
 from hill.service import Hill, HillError
@@ -166,7 +167,7 @@ class Commands:
         have one), spelt as the hill already spells that owner: nicks and
         accounts have no case, and one person has one name."""
         owner = sender.tester(name) if test_only else sender.owner(name)
-        return sender.spelling(owner, await asyncio.to_thread(self.hill.owners))
+        return sender.spelling(owner, await asyncio.to_thread(self.hill.queries.owners))
 
     def _count(self, sender: Sender, owner: str) -> None:
         """Count a submission against `sender`'s limit (their account, or
@@ -255,7 +256,7 @@ class Commands:
     # --- reading the hill --------------------------------------------------
 
     async def _standings(self) -> Standings:
-        return await asyncio.to_thread(self.hill.standings)
+        return await asyncio.to_thread(self.hill.queries.standings)
 
     async def report(self, message: Incoming, args: str) -> None:
         self.reply(message, top_line(await self._standings(), self.settings.web.url))
@@ -294,17 +295,12 @@ def top_line(standings: Standings, url: str) -> str:
 def find(standings: Standings, name: str, sender: Sender) -> int:
     """The index of `OWNER.NAME`, or of NAME (the sender's own first)."""
     entries = standings.entries
-    if "." in name:
-        matches = [i for i, e in enumerate(entries) if e.program.full_name.lower() == name.lower()]
-    else:
-        matches = [i for i, e in enumerate(entries) if e.program.name.lower() == name.lower()]
-        mine = [i for i in matches if sender.same(entries[i].program.owner, sender.identity)]
-        matches = mine or matches
+    matches = names.lookup([e.program.full_name for e in entries], name, sender.identity)
     if not matches:
         raise HillError(f"there is no {name[:60]} on the hill")
     if len(matches) > 1:
-        names = ", ".join(entries[i].program.full_name for i in matches)
-        raise HillError(f"which one? {names}")
+        which = ", ".join(entries[i].program.full_name for i in matches)
+        raise HillError(f"which one? {which}")
     return matches[0]
 
 

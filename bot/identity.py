@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from hill.service import HillError, check_name
+from hill import names
+from hill.errors import HillError
 
 ACCOUNT_CAPS = ("account-tag", "account-notify")
 DEFAULT_CASEMAPPING = "rfc1459"  # what a server means when it says nothing
@@ -73,13 +74,13 @@ class Sender:
                 "log in to your services account (NickServ) to change the hill; "
                 "testing works without"
             )
-        check_name(self.identity, name)
+        names.check(self.identity, name)
         return self.identity
 
     def tester(self, name: str) -> str:
         """The owner a test runs under: anyone may test."""
         owner = self.identity or self.nick
-        check_name(owner, name)
+        names.check(owner, name)
         return owner
 
     def same(self, one: str, other: str) -> bool:

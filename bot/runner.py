@@ -30,6 +30,7 @@ from hill.config import Settings
 from hill.faults import crash_point
 from hill.requests import Request, RequestBook
 from hill.service import Hill, HillError, Report
+from hill.storage import ARRIVALS
 
 log = structlog.get_logger(__name__)
 
@@ -174,7 +175,7 @@ class Runner:
 
         def record(session: Session, report: Report) -> None:
             text = answer_text(report, self.settings.web.url)
-            program = report.program if report.kind in ("join", "challenge", "update") else None
+            program = report.program if report.kind in ARRIVALS else None
             self.book.finish(session, request.id, text, program=program, announce=report.changed)
 
         hill, owner, name = self.hill, request.owner, request.name

@@ -55,7 +55,8 @@ enum {
 
 #define IS_REAL(op) ((op) <= OP_DONE)
 
-/* Parse error kinds; hill/engine.py turns them into messages. */
+/* Parse error kinds; Python sees them by name (ERROR_NAMES below, exported
+   as PARSE_ERRORS) and hill/engine.py turns each name into a message. */
 enum {
     ERR_NONE,
     ERR_UNMATCHED_OPEN_PAREN,    /* at the `(` */
@@ -71,6 +72,21 @@ enum {
     ERR_PAREN_TOO_DEEP,          /* at the `(` */
     ERR_BRACKET_TOO_DEEP,        /* at the `[` */
     ERR_NO_MEMORY,
+};
+
+static const char *const ERROR_NAMES[] = {
+    [ERR_UNMATCHED_OPEN_PAREN] = "unmatched_open_paren",
+    [ERR_UNMATCHED_CLOSE_PAREN] = "unmatched_close_paren",
+    [ERR_BRACE_WITHOUT_PAREN] = "brace_without_paren",
+    [ERR_SECOND_BRACE] = "second_brace",
+    [ERR_UNMATCHED_CLOSE_BRACE] = "unmatched_close_brace",
+    [ERR_UNCLOSED_BRACE] = "unclosed_brace",
+    [ERR_UNMATCHED_OPEN_BRACKET] = "unmatched_open_bracket",
+    [ERR_UNMATCHED_CLOSE_BRACKET] = "unmatched_close_bracket",
+    [ERR_BRACKET_CROSSES_OUT] = "bracket_crosses_out",
+    [ERR_BRACKET_CROSSES_IN] = "bracket_crosses_in",
+    [ERR_PAREN_TOO_DEEP] = "paren_too_deep",
+    [ERR_BRACKET_TOO_DEEP] = "bracket_too_deep",
 };
 
 typedef struct {
@@ -409,7 +425,6 @@ typedef struct {
        is the count a (A{B}C) counter p counts up to in C (0: plain repeat). */
     int32_t *owner;
     int32_t *up_limit;
-    Py_ssize_t source_len;
 } ProgramObject;
 
 static int is_backjump(int op)
@@ -971,21 +986,8 @@ static PyObject *Program_get_length(ProgramObject *self, void *closure)
     return PyLong_FromLong(self->len);
 }
 
-static PyObject *Program_get_source_length(ProgramObject *self, void *closure)
-{
-    return PyLong_FromSsize_t(self->source_len);
-}
-
-static PyObject *Program_get_offsets(ProgramObject *self, void *closure)
-{
-    return PyBytes_FromStringAndSize((const char *)self->src, (Py_ssize_t)self->len * 4);
-}
-
 static PyGetSetDef Program_getset[] = {
     {"instructions", (getter)Program_get_length, NULL, "compiled instruction count", NULL},
-    {"source_length", (getter)Program_get_source_length, NULL, "source size in bytes", NULL},
-    {"offsets", (getter)Program_get_offsets, NULL,
-     "int32 source byte offset of each compiled instruction", NULL},
     {NULL},
 };
 
@@ -1014,7 +1016,6 @@ static PyObject *engine_compile(PyObject *module, PyObject *arg)
     p->owner = NULL;
     p->up_limit = NULL;
     p->len = 0;
-    p->source_len = buf.len;
     ParseErr err = {0};
     int rc;
     Py_BEGIN_ALLOW_THREADS
@@ -1025,7 +1026,7 @@ static PyObject *engine_compile(PyObject *module, PyObject *arg)
         Py_DECREF(p);
         if (err.kind == ERR_NO_MEMORY)
             return PyErr_NoMemory();
-        PyObject *e = Py_BuildValue("(inn)", err.kind, err.at, err.other);
+        PyObject *e = Py_BuildValue("(snn)", ERROR_NAMES[err.kind], err.at, err.other);
         if (e) {
             PyErr_SetObject(ParseErrorType, e);
             Py_DECREF(e);
@@ -1124,7 +1125,8 @@ done:
 
 static PyMethodDef engine_methods[] = {
     {"compile", engine_compile, METH_O,
-     "compile(source: bytes) -> Program; raises ParseError((kind, offset, other_offset))"},
+     "compile(source: bytes) -> Program; raises ParseError((name, offset, other_offset)), "
+     "name one of PARSE_ERRORS"},
     {"joust", engine_joust, METH_VARARGS,
      "joust(left, right, max_cycles=100000) -> "
      "(42 outcome bytes as int8, cycles simulated, cycles the 42 games lasted)"},
@@ -1138,6 +1140,22 @@ static struct PyModuleDef engine_module = {
     PyModuleDef_HEAD_INIT, "hill._engine", "Native BF Joust engine.", -1, engine_methods,
 };
 
+/* The names of the parse errors, in code order, as a tuple. */
+static PyObject *parse_error_names(void)
+{
+    Py_ssize_t n = ERR_NO_MEMORY - 1;
+    PyObject *names = PyTuple_New(n);
+    for (Py_ssize_t i = 0; names && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(ERROR_NAMES[i + 1]);
+        if (!name) {
+            Py_CLEAR(names);
+            break;
+        }
+        PyTuple_SET_ITEM(names, i, name);
+    }
+    return names;
+}
+
 PyMODINIT_FUNC PyInit__engine(void)
 {
     if (PyType_Ready(&ProgramType) < 0)
@@ -1145,12 +1163,18 @@ PyMODINIT_FUNC PyInit__engine(void)
     PyObject *m = PyModule_Create(&engine_module);
     if (!m)
         return NULL;
+    PyObject *errors = parse_error_names();
     ParseErrorType = PyErr_NewException("hill._engine.ParseError", PyExc_ValueError, NULL);
     Py_INCREF(&ProgramType);
     if (PyModule_AddObject(m, "Program", (PyObject *)&ProgramType) < 0 ||
         PyModule_AddObject(m, "ParseError", ParseErrorType) < 0 ||
         PyModule_AddIntConstant(m, "MAX_CYCLES", MAX_CYCLES) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_NEST", MAX_NEST) < 0) {
+        PyModule_AddIntConstant(m, "MAX_NEST", MAX_NEST) < 0 ||
+        PyModule_AddIntConstant(m, "MIN_TAPE", MIN_TAPE) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_TAPE", MAX_TAPE) < 0 ||
+        PyModule_AddIntConstant(m, "BATTLES", N_BATTLES) < 0 ||
+        PyModule_AddObject(m, "PARSE_ERRORS", errors) < 0) {
+        Py_XDECREF(errors);
         Py_DECREF(m);
         return NULL;
     }

@@ -6,24 +6,18 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from hill import engine
-from hill.engine import JoustResult, ParseError, Program
-from hill.hill_commands import HillCommandError, add_hill_commands, settings_of
+import numpy as np
 
-
-class CommandError(Exception):
-    """A problem to report on stderr with exit status 1 (no traceback)."""
+from hill import arena, engine
+from hill.engine import ParseError, Program
+from hill.errors import HillError
+from hill.hill_commands import CommandError, add_hill_commands, read_file, settings_of
 
 
 def load_program(path: str) -> Program:
     try:
-        source = Path(path).read_bytes()
-    except OSError as error:
-        raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
-    try:
-        return engine.compile_program(source)
+        return engine.compile_program(read_file(path))
     except ParseError as error:
         raise CommandError(f"{path}:{error.line}:{error.column}: {error.message}") from None
 
@@ -55,24 +49,21 @@ def command_joust(args: argparse.Namespace) -> None:
     print(engine.joust(left, right))
 
 
-def full_matrix(programs: Sequence[Program], jobs: int | None) -> list[list[JoustResult]]:
-    """Every ordered pair; each unordered pair is jousted once (swapping
-    sides negates a joust) and a program against itself is 42 ties."""
-    n = len(programs)
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    results = engine.joust_pairs(((programs[i], programs[j]) for i, j in pairs), jobs=jobs)
-    ties = JoustResult((0,) * engine.BATTLES)
-    matrix = [[ties] * n for _ in range(n)]
-    for (i, j), result in zip(pairs, results, strict=True):
-        matrix[i][j] = result
-        matrix[j][i] = result.swapped()
-    return matrix
+def full_matrix(programs: Sequence[Program], jobs: int | None) -> np.ndarray:
+    """(N, N, 42): every ordered pair; each pair of programs is jousted once
+    (hill.arena) and a program against itself is 42 ties."""
+    jousts = arena.Arena(jobs=jobs)
+    hashes = [jousts.add(program) for program in programs]
+    code = dict(zip(hashes, (p.source for p in programs), strict=True))
+    results = arena.Results()
+    jousts.complete(results, hashes, code.__getitem__)
+    return results.matrix(hashes)
 
 
 def command_matrix(args: argparse.Namespace) -> None:
     programs = load_programs(args.files)
     matrix = full_matrix(programs, args.jobs)
-    print("\n".join(str(result) for row in matrix for result in row))
+    print("\n".join(engine.classic_line(row.tolist()) for rows in matrix for row in rows))
 
 
 def command_check(args: argparse.Namespace) -> None:
@@ -143,7 +134,7 @@ def command_web(args: argparse.Namespace) -> None:
 
     try:
         run_web(settings_of(args))
-    except OSError as error:
+    except (OSError, HillError) as error:
         raise CommandError(f"bfjoust web: {error}") from None
 
 
@@ -196,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
-    except (CommandError, HillCommandError) as error:
+    except CommandError as error:
         print(error, file=sys.stderr)
         return 1
     except BrokenPipeError:

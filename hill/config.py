@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-RANKING_METHODS = ("markov", "points", "trad", "tradtwist", "iter", "itertwist")
+from hill.scoring import METHODS as RANKING_METHODS
+
 CHANNEL = re.compile(r"[#&][^\s,\x07]{1,49}")
 NICK = re.compile(r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}")
 
@@ -26,6 +27,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class HillSettings:
+    """[hill]: the hill itself and where its data lives."""
+
     size: int = 47  # programs the hill holds
     ranking: str = "markov"  # the scoring method that ranks (see SCORING.md)
     data_dir: Path = Path("var")  # hill.sqlite3 and the git repository hill-repo/
@@ -36,6 +39,8 @@ class HillSettings:
 
 @dataclass(frozen=True)
 class IrcSettings:
+    """[irc]: the bot's network, identity, commands and limits."""
+
     server: str = "127.0.0.1"
     port: int = 6667
     tls: bool = False
@@ -65,10 +70,15 @@ class IrcSettings:
 
 @dataclass(frozen=True)
 class WebSettings:
+    """[web]: where the web report is served, and the URL players are given."""
+
     enabled: bool = True
     bind: str = "127.0.0.1"
     port: int = 8080
     public_url: str = ""  # the URL players are given; default http://bind:port/
+    trace_workers: int = 2  # battles traced at once for the viewer
+    trace_queue: int = 16  # battles waiting to be traced; more are answered 503
+    trace_cache_mb: int = 32  # traced battles kept (compressed), in MB
 
     @property
     def url(self) -> str:
@@ -79,6 +89,8 @@ class WebSettings:
 
 @dataclass(frozen=True)
 class Settings:
+    """The whole configuration file, a section each."""
+
     hill: HillSettings = field(default_factory=HillSettings)
     irc: IrcSettings = field(default_factory=IrcSettings)
     web: WebSettings = field(default_factory=WebSettings)
@@ -107,6 +119,9 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("irc", "messages_per_second"): (lambda v: v > 0, "more than 0"),
     ("irc", "burst"): (lambda v: v >= 1, "at least 1"),
     ("web", "port"): (lambda v: 1 <= v <= 65535, "a port from 1 to 65535"),
+    ("web", "trace_workers"): (lambda v: 1 <= v <= 64, "from 1 to 64"),
+    ("web", "trace_queue"): (lambda v: 0 <= v <= 10_000, "from 0 to 10000"),
+    ("web", "trace_cache_mb"): (lambda v: 1 <= v <= 4096, "from 1 to 4096"),
 }
 
 _SECTIONS = {"hill": HillSettings, "irc": IrcSettings, "web": WebSettings}

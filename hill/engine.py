@@ -12,7 +12,7 @@ work (parse, compile, joust, trace) with the GIL released.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Literal
@@ -21,14 +21,15 @@ import numpy as np
 
 from hill import _engine
 
-MIN_TAPE = 10
-MAX_TAPE = 30
+# the rules' numbers, as the native engine plays them
+MIN_TAPE: int = _engine.MIN_TAPE
+MAX_TAPE: int = _engine.MAX_TAPE
+BATTLES: int = _engine.BATTLES  # one joust: every tape length, both polarities
+MAX_CYCLES: int = _engine.MAX_CYCLES
+MAX_NEST: int = _engine.MAX_NEST
 TAPE_LENGTHS = range(MIN_TAPE, MAX_TAPE + 1)
 Polarity = Literal["sieve", "kettle"]
 POLARITIES: tuple[Polarity, ...] = ("sieve", "kettle")
-BATTLES = len(TAPE_LENGTHS) * len(POLARITIES)
-MAX_CYCLES: int = _engine.MAX_CYCLES
-MAX_NEST: int = _engine.MAX_NEST
 
 
 def battle_index(tape_length: int, polarity: str) -> int:
@@ -42,21 +43,22 @@ def battle_config(index: int) -> tuple[int, Polarity]:
     return TAPE_LENGTHS[tape], POLARITIES[polarity]
 
 
-_ERRORS = {
-    1: "unmatched '(': no ')' closes it",
-    2: "unmatched ')': no '(' opens it",
-    3: "'{' outside any '(...)' that could own it",
-    4: "second '{' in one '(...)' (the first is at {other})",
-    5: "unmatched '}': no '{' opens it",
-    6: "'{' has no '}' before the ')' at {other} closes its level",
-    7: "unmatched '[': no ']' closes it",
-    8: "unmatched ']': no '[' opens it",
-    9: "this closes a '(' or '{' level that the '[' at {other} is inside of; "
+# the message of each parse error the native engine names (_engine.PARSE_ERRORS)
+ERROR_MESSAGES = {
+    "unmatched_open_paren": "unmatched '(': no ')' closes it",
+    "unmatched_close_paren": "unmatched ')': no '(' opens it",
+    "brace_without_paren": "'{' outside any '(...)' that could own it",
+    "second_brace": "second '{' in one '(...)' (the first is at {other})",
+    "unmatched_close_brace": "unmatched '}': no '{' opens it",
+    "unclosed_brace": "'{' has no '}' before the ')' at {other} closes its level",
+    "unmatched_open_bracket": "unmatched '[': no ']' closes it",
+    "unmatched_close_bracket": "unmatched ']': no '[' opens it",
+    "bracket_crosses_out": "this closes a '(' or '{' level that the '[' at {other} is inside of; "
     "a loop cannot cross out of a repeat level",
-    10: "this ']' closes the loop inside the '(' or '{' level opened at {other}; "
-    "a loop cannot cross into a repeat level",
-    11: f"'(' nested deeper than {MAX_NEST} levels",
-    12: f"'[' nested deeper than {MAX_NEST} levels",
+    "bracket_crosses_in": "this ']' closes the loop inside the '(' or '{' level opened at "
+    "{other}; a loop cannot cross into a repeat level",
+    "paren_too_deep": f"'(' nested deeper than {MAX_NEST} levels",
+    "bracket_too_deep": f"'[' nested deeper than {MAX_NEST} levels",
 }
 
 
@@ -83,10 +85,10 @@ def line_column(source: bytes, offset: int) -> tuple[int, int]:
     return line, column
 
 
-def _parse_error(source: bytes, kind: int, offset: int, other: int) -> ParseError:
+def _parse_error(source: bytes, name: str, offset: int, other: int) -> ParseError:
     line, column = line_column(source, offset)
     where = "line {}, column {}".format(*line_column(source, other)) if other >= 0 else ""
-    return ParseError(_ERRORS[kind].replace("{other}", where), line, column, offset)
+    return ParseError(ERROR_MESSAGES[name].replace("{other}", where), line, column, offset)
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,11 +98,6 @@ class Program:
     source: bytes
     native: _engine.Program
 
-    @property
-    def offsets(self) -> np.ndarray:
-        """Source byte offset of each compiled instruction."""
-        return np.frombuffer(self.native.offsets, dtype=np.int32)
-
 
 def compile_program(source: str | bytes) -> Program:
     """Compile program text; raise ParseError if it is malformed."""
@@ -108,8 +105,8 @@ def compile_program(source: str | bytes) -> Program:
     try:
         native = _engine.compile(data)
     except _engine.ParseError as error:
-        kind, offset, other = error.args
-        raise _parse_error(data, kind, offset, other) from None
+        name, offset, other = error.args
+        raise _parse_error(data, name, offset, other) from None
     return Program(data, native)
 
 
@@ -138,10 +135,6 @@ class JoustResult:
     @property
     def kettle(self) -> tuple[int, ...]:
         return self.outcomes[len(TAPE_LENGTHS) :]
-
-    def swapped(self) -> JoustResult:
-        """The same joust seen from the right program's side."""
-        return JoustResult(tuple(-o for o in self.outcomes), self.cycles, self.game_cycles)
 
     def __str__(self) -> str:
         return classic_line(self.outcomes)
@@ -178,6 +171,24 @@ def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def play_pairs(
+    pairs: Iterable[tuple[Program, Program]],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+) -> Iterator[JoustResult]:
+    """Joust many (left, right) pairs on `jobs` threads (default: every
+    core); the results come in the order of the pairs, each as soon as it
+    and those before it are done."""
+    pairs = list(pairs)
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or len(pairs) <= 1:
+        yield from (joust(a, b, max_cycles=max_cycles) for a, b in pairs)
+        return
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(lambda pair: joust(*pair, max_cycles=max_cycles), pairs)
+
+
 def joust_pairs(
     pairs: Iterable[tuple[Program, Program]],
     *,
@@ -185,12 +196,7 @@ def joust_pairs(
     max_cycles: int = MAX_CYCLES,
 ) -> list[JoustResult]:
     """Joust many (left, right) pairs on `jobs` threads (default: every core)."""
-    pairs = list(pairs)
-    jobs = jobs or default_jobs()
-    if jobs <= 1 or len(pairs) <= 1:
-        return [joust(a, b, max_cycles=max_cycles) for a, b in pairs]
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda pair: joust(*pair, max_cycles=max_cycles), pairs))
+    return list(play_pairs(pairs, jobs=jobs, max_cycles=max_cycles))
 
 
 def joust_many(

@@ -1,23 +1,27 @@
-"""`bfjoust hill ...`: run the hill from the command line."""
+"""`bfjoust hill ...`: run the hill from the command line; and what every
+`bfjoust` command shares (its error, reading files and `--config`)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
-import re
 from importlib import resources
 from pathlib import Path
 
 from tqdm import tqdm
 
+from hill import names
 from hill.config import ConfigError, HillSettings, Settings, load_settings
+from hill.errors import HillError
+from hill.queries import HillQueries
 from hill.reports import breakdown, json_report, text_report
-from hill.service import Hill, HillError
+from hill.service import Hill
+from hill.storage import NotReady
 
 
-class HillCommandError(Exception):
-    """Reported on stderr with exit status 1."""
+class CommandError(Exception):
+    """A problem to report on stderr with exit status 1 (no traceback)."""
 
 
 def settings_of(args: argparse.Namespace) -> Settings:
@@ -25,7 +29,14 @@ def settings_of(args: argparse.Namespace) -> Settings:
     try:
         return load_settings(Path(args.config) if args.config else None)
     except ConfigError as error:
-        raise HillCommandError(str(error)) from None
+        raise CommandError(str(error)) from None
+
+
+def read_file(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def hill_settings(args: argparse.Namespace) -> HillSettings:
@@ -36,27 +47,29 @@ def hill_settings(args: argparse.Namespace) -> HillSettings:
 
 
 def open_hill(args: argparse.Namespace) -> Hill:
+    """The hill's writer (it makes or upgrades the data folder)."""
     return Hill(hill_settings(args))
 
 
-def read_source(path: str) -> bytes:
+def open_queries(args: argparse.Namespace) -> HillQueries:
+    """The hill for reading: no lock, no git.  The command line is the
+    hill's admin tool: a missing or older database is made or upgraded first
+    (the web report only ever reads)."""
+    settings = hill_settings(args)
     try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise HillCommandError(f"{path}: cannot read: {error.strerror or error}") from None
-
-
-def default_name(path: str | Path) -> str:
-    """A valid program name made from a file name (see hill.service.NAME)."""
-    stem = Path(path).name.removesuffix(".bfjoust").removesuffix(".bf")
-    return re.sub(r"[^A-Za-z0-9_-]", "_", stem)[:48] or "program"
+        return HillQueries.open(settings.data_dir, settings.ranking)
+    except NotReady as error:
+        if not error.upgradable:
+            raise
+        Hill(settings).close()
+        return HillQueries.open(settings.data_dir, settings.ranking)
 
 
 def run(args: argparse.Namespace) -> None:
     try:
         args.hill_run(args)
     except HillError as error:
-        raise HillCommandError(str(error)) from None
+        raise CommandError(str(error)) from None
 
 
 STARTERS = resources.files("hill") / "starters"
@@ -64,24 +77,25 @@ STARTERS = resources.files("hill") / "starters"
 
 def command_init(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    if args.seed and hill.standings().size == 0:
+    if args.seed and hill.queries.standings().size == 0:
         for starter in sorted(STARTERS.iterdir(), key=lambda p: p.name):
-            if starter.name.endswith(".bfjoust"):
-                report = hill.challenge("starter", default_name(starter.name), starter.read_bytes())
+            if starter.name.endswith(names.SUFFIX):
+                name = names.from_file(starter.name)
+                report = hill.challenge("starter", name, starter.read_bytes())
                 print(report.summary)
-    print(f"hill ready in {hill.settings.data_dir} ({hill.standings().size} programs)")
+    print(f"hill ready in {hill.settings.data_dir} ({hill.queries.standings().size} programs)")
 
 
 def command_submit(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    name = args.name or default_name(args.file)
-    print(hill.challenge(args.owner, name, read_source(args.file)).summary)
+    name = args.name or names.from_file(args.file)
+    print(hill.challenge(args.owner, name, read_file(args.file)).summary)
 
 
 def command_test(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    name = args.name or default_name(args.file)
-    report = hill.challenge(args.owner, name, read_source(args.file), test_only=True)
+    name = args.name or names.from_file(args.file)
+    report = hill.challenge(args.owner, name, read_file(args.file), test_only=True)
     print(report.summary)
 
 
@@ -94,23 +108,24 @@ def command_remove(args: argparse.Namespace) -> None:
 
 
 def command_report(args: argparse.Namespace) -> None:
-    hill = open_hill(args)
-    standings = hill.standings()
+    queries = open_queries(args)
+    standings = queries.standings()
     if args.format == "json":
-        print(json.dumps(json_report(standings, hill.history.head()), indent=1))
+        state = queries.latest_state()
+        print(json.dumps(json_report(standings, state[1] if state else None), indent=1))
     else:
         print(text_report(standings), end="")
 
 
 def command_breakdown(args: argparse.Namespace) -> None:
-    standings = open_hill(args).standings()
+    standings = open_queries(args).standings()
     if standings.find(args.program) is None:
-        raise HillCommandError(f"there is no {args.program} on the hill")
+        raise CommandError(f"there is no {args.program} on the hill")
     print(breakdown(standings, args.program), end="")
 
 
 def command_history(args: argparse.Namespace) -> None:
-    for event in open_hill(args).events(args.program):
+    for event in open_queries(args).events(args.program):
         commit = f" [{event.commit[:10]}]" if event.commit else ""
         print(
             f"#{event.id} {event.time:%Y-%m-%d %H:%M:%S} {event.kind} by {event.actor}: "
@@ -120,16 +135,16 @@ def command_history(args: argparse.Namespace) -> None:
 
 def command_import(args: argparse.Namespace) -> None:
     folder = Path(args.folder)
-    files = sorted(folder.glob("*.bfjoust"))
+    files = sorted(folder.glob(f"*{names.SUFFIX}"))
     if not files:
-        raise HillCommandError(f"{folder}: no .bfjoust files")
+        raise CommandError(f"{folder}: no {names.SUFFIX} files")
     hill = open_hill(args)
     failures = 0
     with tqdm(files, unit="program", disable=args.quiet) as progress:
         for path in progress:
-            stem = path.name.removesuffix(".bfjoust")
-            owner, _, name = stem.partition(".") if "." in stem else (args.owner, "", stem)
-            name = default_name(name)
+            stem = path.name.removesuffix(names.SUFFIX)
+            owner, name = names.split(stem) if "." in stem else (args.owner, stem)
+            name = names.from_file(name)
             try:
                 summary = hill.challenge(owner, name, path.read_bytes()).summary
             except HillError as error:
@@ -137,7 +152,7 @@ def command_import(args: argparse.Namespace) -> None:
                 summary = f"{path.name}: {error}"
             progress.write(summary)
     if failures:
-        raise HillCommandError(f"{failures} of {len(files)} programs were refused")
+        raise CommandError(f"{failures} of {len(files)} programs were refused")
 
 
 def command_rescore(args: argparse.Namespace) -> None:
@@ -178,7 +193,7 @@ def add_hill_commands(commands: argparse._SubParsersAction) -> None:  # type: ig
     detail.add_argument("program", metavar="OWNER.NAME")
     history = add("history", command_history, "every hill event, or one program's")
     history.add_argument("program", nargs="?", metavar="OWNER.NAME")
-    load = add("import", command_import, "submit every .bfjoust file of a folder")
+    load = add("import", command_import, f"submit every {names.SUFFIX} file of a folder")
     load.add_argument("folder")
     load.add_argument("--owner", default="import", help="owner of files not named owner.name")
     load.add_argument("--quiet", action="store_true", help="no progress bar")

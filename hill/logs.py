@@ -28,7 +28,11 @@ def configure_logging(level: int = logging.INFO) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            processor=structlog.dev.ConsoleRenderer(colors=False),
+            # plain tracebacks: rich's (when installed) print every local
+            # variable, page after page, secrets and all
+            processor=structlog.dev.ConsoleRenderer(
+                colors=False, exception_formatter=structlog.dev.plain_traceback
+            ),
             foreign_pre_chain=shared,
         )
     )

@@ -1,7 +1,10 @@
 """The six scoring methods of the established hill (see SCORING.md).
 
-Input everywhere: `r`, an (N, N, T) array of battle outcomes in {-1, 0, +1},
-r[a, b, i] from a's side (a on the left), antisymmetric, zero on the diagonal.
+Input everywhere: `wins`, an (N, N) array of battles won, wins[a, b] the
+battles program a wins against b out of the `battles` of each joust (ties are
+the rest), zero on the diagonal.  That is all the six methods need: a joust's
+score is wins[a, b] - wins[b, a], and the Markov chain reads wins.T; so pools
+of thousands need no (N, N, 42) array.  `battle_wins` makes it from one.
 """
 
 from __future__ import annotations
@@ -20,14 +23,20 @@ _TOLERANCE = 1e-13
 _EQUAL = 1e-9
 
 
-def margins(r: np.ndarray) -> np.ndarray:
+def battle_wins(outcomes: np.ndarray) -> np.ndarray:
+    """The (N, N) battles won of an (N, N, T) array of battle outcomes in
+    {-1, 0, +1}, outcomes[a, b, i] from a's side (a on the left)."""
+    return (outcomes == 1).sum(axis=2, dtype=np.int64)
+
+
+def margins(wins: np.ndarray) -> np.ndarray:
     """m[a, b]: the joust score of a against b, in [-T, T]."""
-    return r.sum(axis=2, dtype=np.int64)
+    return wins - wins.T
 
 
-def points(r: np.ndarray) -> np.ndarray:
+def points(wins: np.ndarray, battles: int) -> np.ndarray:
     """p[a]: the sum of a's joust scores over T, in [-(N-1), N-1]."""
-    return margins(r).sum(axis=1) / max(r.shape[2], 1)
+    return margins(wins).sum(axis=1) / battles
 
 
 def _linear(m: np.ndarray, t: int) -> np.ndarray:
@@ -38,14 +47,14 @@ def _twist(m: np.ndarray, t: int) -> np.ndarray:
     return (m + t) / (2 * t)
 
 
-def markov(r: np.ndarray) -> np.ndarray:
+def markov(wins: np.ndarray, battles: int) -> np.ndarray:
     """1000 x the stationary distribution of the wager chain."""
-    n, t = r.shape[0], r.shape[2]
+    n = wins.shape[0]
     if n == 0:
         return np.zeros(0)
-    # battles b wins against a: a's outcomes that are losses
-    wins_against = (r == -1).sum(axis=2)
-    chain = wins_against / (n * t)
+    # a wagers on the battles its opponents win against it (a contiguous
+    # copy: row sums in one order, so scores are the same to the last bit)
+    chain = np.ascontiguousarray(wins.T) / (n * battles)
     np.fill_diagonal(chain, 0)
     np.fill_diagonal(chain, 1 - chain.sum(axis=1))
     # p = p chain with sum(p) = 1: (chain^T - I) p = 0, one equation swapped for the sum
@@ -61,25 +70,22 @@ def markov(r: np.ndarray) -> np.ndarray:
     return 1000 * stationary
 
 
-def _worth(r: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
-    n, t = r.shape[0], r.shape[2]
-    return margins(r), points(r), n, t
-
-
-def _trad(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    m, p, n, t = _worth(r)
+def _trad(wins: np.ndarray, t: int, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    n = wins.shape[0]
     if n < 2:
         return np.zeros(n)
-    worth = (p + n) / (2 * (n - 1))
+    m = margins(wins)
+    worth = (points(wins, t) + n) / (2 * (n - 1))
     beaten = np.where(m > 0, f(m, t), 0.0)
     return 200 * (beaten @ worth) / (n - 1)
 
 
-def _iter(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
-    m, p, n, t = _worth(r)
+def _iter(wins: np.ndarray, t: int, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarray:
+    n = wins.shape[0]
     if n < 2:
         return np.zeros(n)
-    s = (p + n - 1) / (2 * (n - 1))
+    m = margins(wins)
+    s = (points(wins, t) + n - 1) / (2 * (n - 1))
     beaten = np.where(m > 0, f(m, t), 0.0)
     for _ in range(_ITERATION_LIMIT):
         u = beaten @ s
@@ -96,16 +102,17 @@ def _iter(r: np.ndarray, f: Callable[[np.ndarray, int], np.ndarray]) -> np.ndarr
     return 100 * s
 
 
-def score_all(r: np.ndarray) -> Scores:
-    """All six methods, keyed by name."""
-    n = r.shape[0]
+def score_all(wins: np.ndarray, battles: int) -> Scores:
+    """All six methods, keyed by name, from the (N, N) battles won of jousts
+    of `battles` battles each."""
+    n = wins.shape[0]
     return {
-        "markov": markov(r),
-        "points": points(r) + n - 1 if n else np.zeros(0),
-        "trad": _trad(r, _linear),
-        "tradtwist": _trad(r, _twist),
-        "iter": _iter(r, _linear),
-        "itertwist": _iter(r, _twist),
+        "markov": markov(wins, battles),
+        "points": points(wins, battles) + n - 1 if n else np.zeros(0),
+        "trad": _trad(wins, battles, _linear),
+        "tradtwist": _trad(wins, battles, _twist),
+        "iter": _iter(wins, battles, _linear),
+        "itertwist": _iter(wins, battles, _twist),
     }
 
 

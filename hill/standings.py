@@ -1,4 +1,7 @@
-"""Standings: the hill ranked, from its programs and the outcomes of their jousts."""
+"""Standings: the hill ranked, from its programs and the outcomes of their jousts.
+
+Plain frozen data: what the reports, the web pages and the bot read.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ class Contestant:
     owner: str
     name: str
     submitted_at: dt.datetime
+    code_hash: str  # what its jousts are kept by (hill.arena)
 
     @property
     def full_name(self) -> str:
@@ -51,6 +55,10 @@ class Standings:
     entries: tuple[Entry, ...]
     outcomes: np.ndarray
 
+    @classmethod
+    def empty(cls, method: str) -> Standings:
+        return cls(method, (), np.zeros((0, 0, engine.BATTLES), dtype=np.int8))
+
     @property
     def size(self) -> int:
         return len(self.entries)
@@ -65,11 +73,13 @@ class Standings:
         index = self.index(full_name)
         return None if index is None else self.entries[index]
 
-    def index_of(self, program_id: int) -> int | None:
-        return next((i for i, e in enumerate(self.entries) if e.program.id == program_id), None)
-
     def margin(self, a: int, b: int) -> int:
+        """The joust score of entry a against entry b."""
         return int(self.outcomes[a, b].sum())
+
+    def margins(self) -> np.ndarray:
+        """Every joust score: margins[a, b] of entry a against entry b."""
+        return self.outcomes.sum(axis=2, dtype=np.int64)
 
     def records(self) -> list[dict[str, Any]]:
         """The standings as plain data, for storing with an event."""
@@ -86,24 +96,6 @@ class Standings:
         ]
 
 
-def outcome_matrix(
-    ids: Sequence[int], jousts: Mapping[tuple[int, int], Sequence[int]]
-) -> np.ndarray:
-    """(N, N, 42) outcomes for the programs `ids` from stored jousts, which
-    map (older id, newer id) to the outcomes from the older program's side."""
-    n = len(ids)
-    matrix = np.zeros((n, n, engine.BATTLES), dtype=np.int8)
-    for a in range(n):
-        for b in range(a + 1, n):
-            low, high = sorted((ids[a], ids[b]))
-            outcomes = np.asarray(jousts[low, high], dtype=np.int8)
-            if ids[a] != low:
-                outcomes = -outcomes
-            matrix[a, b] = outcomes
-            matrix[b, a] = -outcomes
-    return matrix
-
-
 def rank(
     programs: Sequence[Contestant],
     outcomes: np.ndarray,
@@ -112,8 +104,9 @@ def rank(
 ) -> Standings:
     """Score and rank the hill; `previous_ranks` maps program id to its rank
     in the previous hill state (an updated program inherits its old rank)."""
-    scores = scoring.score_all(outcomes)
-    points = scoring.points(outcomes)
+    wins, battles = scoring.battle_wins(outcomes), outcomes.shape[2]
+    scores = scoring.score_all(wins, battles)
+    points = scoring.points(wins, battles)
     order = scoring.rank_order(scores, method, [(p.submitted_at, p.id) for p in programs])
     entries = tuple(
         Entry(

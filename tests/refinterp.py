@@ -8,7 +8,12 @@ cycle with no shortcut.  Only for small test programs.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+
+import numpy as np
+
+from hill import engine
 
 MAX_COUNT = 100_000
 INSTRUCTIONS = "+-<>.[]"
@@ -31,6 +36,7 @@ class TooLarge(ValueError):
 class Token:
     kind: str  # an instruction char, "(", ")", "{", "}"
     count: int = 0  # for ")"
+    at: int = 0  # where it is in the text (a character index)
 
 
 def _skip_comments(text: str, i: int) -> int:
@@ -66,7 +72,7 @@ def tokenize(text: str) -> list[Token]:
         c = text[i]
         i += 1
         if c in INSTRUCTIONS or c in "({}":
-            tokens.append(Token(c))
+            tokens.append(Token(c, at=i - 1))
         elif c == ")":
             count, i = _read_count(text, i)
             tokens.append(Token(")", count))
@@ -96,7 +102,7 @@ def _parse_sequence(tokens: list[Token], i: int, depth: int) -> tuple[list[objec
             repeat, i = _parse_repeat(tokens, i + 1, depth + 1)
             items.append(repeat)
             continue
-        items.append(t.kind)
+        items.append((t.kind, t.at))  # an instruction and where it is
         i += 1
     return items, i
 
@@ -145,9 +151,9 @@ def _check_loop_balance(tokens: list[Token]) -> None:
         raise RefParseError("unmatched [")
 
 
-def _expand(items: list[object], out: list[str]) -> None:
+def _expand(items: list[object], out: list[tuple[str, int]]) -> None:
     for item in items:
-        if isinstance(item, str):
+        if isinstance(item, tuple):
             out.append(item)
         else:
             assert isinstance(item, Repeat)
@@ -161,7 +167,7 @@ def _expand(items: list[object], out: list[str]) -> None:
                     _guard(out)
 
 
-def _guard(out: list[str]) -> None:
+def _guard(out: list[tuple[str, int]]) -> None:
     if len(out) > EXPANSION_LIMIT:
         raise TooLarge("expansion too long for the reference interpreter")
 
@@ -170,6 +176,7 @@ def _guard(out: list[str]) -> None:
 class RefProgram:
     ops: str
     jump: tuple[int, ...]  # for [ and ]: index of the partner
+    sources: tuple[int, ...]  # the source byte offset of each op
 
 
 def parse(text: str) -> RefProgram:
@@ -178,9 +185,11 @@ def parse(text: str) -> RefProgram:
     if i < len(tokens):
         raise RefParseError(f"unexpected {tokens[i].kind}")
     _check_loop_balance(tokens)
-    out: list[str] = []
+    out: list[tuple[str, int]] = []
     _expand(items, out)
-    ops = "".join(out)
+    ops = "".join(op for op, _ in out)
+    byte_at = list(itertools.accumulate((len(c.encode()) for c in text), initial=0))
+    sources = tuple(byte_at[at] for _, at in out)
     jump = [0] * len(ops)
     stack = []
     for k, op in enumerate(ops):
@@ -190,7 +199,7 @@ def parse(text: str) -> RefProgram:
             j = stack.pop()
             jump[j], jump[k] = k, j
     assert not stack
-    return RefProgram(ops, tuple(jump))
+    return RefProgram(ops, tuple(jump), sources)
 
 
 # --- battles ------------------------------------------------------------------
@@ -200,7 +209,7 @@ def run_battle(
     left: RefProgram, right: RefProgram, length: int, kettle: bool, max_cycles: int = 100_000
 ) -> int:
     """+1 left wins, 0 tie, -1 right wins."""
-    return _battle(left, right, length, kettle, max_cycles, None)
+    return _battle(left, right, length, kettle, max_cycles, None, None)
 
 
 def trace_battle(
@@ -208,7 +217,7 @@ def trace_battle(
 ) -> tuple[int, list[tuple[int, int, bytes]]]:
     """The outcome and, after each cycle: left pointer, right pointer, tape."""
     states: list[tuple[int, int, bytes]] = []
-    return _battle(left, right, length, kettle, max_cycles, states), states
+    return _battle(left, right, length, kettle, max_cycles, states, None), states
 
 
 def _battle(
@@ -218,6 +227,7 @@ def _battle(
     kettle: bool,
     max_cycles: int,
     states: list[tuple[int, int, bytes]] | None,
+    executed: list[tuple[int, int]] | None,
 ) -> int:
     programs = (left, right)
     tape = [0] * length
@@ -229,6 +239,8 @@ def _battle(
     for _cycle in range(max_cycles):
         start = list(tape)  # [ and ] test the tape as it was at the start
         fell = [False, False]
+        if executed is not None:  # where each side's instruction of this cycle is
+            executed.append((_source_at(left, ip[0]), _source_at(right, ip[1])))
         for side in (0, 1):
             program, k = programs[side], ip[side]
             if k >= len(program.ops):
@@ -256,6 +268,11 @@ def _battle(
     return 0
 
 
+def _source_at(program: RefProgram, k: int) -> int:
+    """The source offset of op k (-1: past the end)."""
+    return program.sources[k] if k < len(program.ops) else -1
+
+
 def run_joust(left: RefProgram, right: RefProgram, max_cycles: int = 100_000) -> list[int]:
     """42 outcomes: sieve tape 10..30, then kettle 10..30."""
     return [
@@ -263,3 +280,52 @@ def run_joust(left: RefProgram, right: RefProgram, max_cycles: int = 100_000) ->
         for kettle in (False, True)
         for length in range(10, 31)
     ]
+
+
+class ReferenceEngine:
+    """This interpreter behind hill.engine's API (compile_program, joust,
+    trace, ParseError), so that the engine's tests run against both, as
+    markupsafe's tests run against its native and its speedups modules."""
+
+    ParseError = RefParseError
+
+    @staticmethod
+    def compile_program(source: str | bytes) -> RefProgram:
+        return parse(source.decode() if isinstance(source, bytes) else source)
+
+    @staticmethod
+    def joust(
+        left: RefProgram, right: RefProgram, *, max_cycles: int = engine.MAX_CYCLES
+    ) -> engine.JoustResult:
+        return engine.JoustResult(tuple(run_joust(left, right, max_cycles)))
+
+    @staticmethod
+    def trace(
+        left: RefProgram,
+        right: RefProgram,
+        tape_length: int,
+        polarity: engine.Polarity = "sieve",
+        *,
+        max_cycles: int = engine.MAX_CYCLES,
+    ) -> engine.Trace:
+        if tape_length not in engine.TAPE_LENGTHS or polarity not in engine.POLARITIES:
+            raise ValueError(f"no battle on tape {tape_length} with polarity {polarity!r}")
+        states: list[tuple[int, int, bytes]] = []
+        executed: list[tuple[int, int]] = []
+        kettle = polarity == "kettle"
+        outcome = _battle(left, right, tape_length, kettle, max_cycles, states, executed)
+        first = (0, tape_length - 1, bytes([128] + [0] * (tape_length - 2) + [128]))
+        left_pointers, right_pointers, tapes = zip(first, *states, strict=True)
+        sources = np.array(executed, dtype=np.int32).reshape(len(executed), 2)
+        return engine.Trace(
+            tape_length=tape_length,
+            polarity=polarity,
+            outcome=outcome,
+            cycles=len(states),
+            max_cycles=max_cycles,
+            left_source=sources[:, 0],
+            right_source=sources[:, 1],
+            left_pointer=np.array(left_pointers, dtype=np.int16),
+            right_pointer=np.array(right_pointers, dtype=np.int16),
+            tapes=np.frombuffer(b"".join(tapes), dtype=np.uint8).reshape(-1, tape_length),
+        )

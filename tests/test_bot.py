@@ -38,7 +38,7 @@ def test_challenge_in_a_channel_is_answered_there_and_announced(ngircd: Ngircd, 
             assert reply.text.endswith(". https://hill.example.org/program/alice.rush")
             news = await watcher.expect(lambda m: m.params[0] == NEWS)
             assert news.text == reply.text  # "alice: <summary>"
-            standings = await asyncio.to_thread(bot.commands.hill.standings)
+            standings = await asyncio.to_thread(bot.commands.hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["alice.rush"]
 
     run(scenario())
@@ -58,7 +58,7 @@ def test_challenge_and_test_in_private_are_answered_by_notice(ngircd: Ngircd, tm
             text = await bob.reply(bot.client.nick)
             assert text.startswith("bob.rush: ") and "rank" in text
             assert text.endswith("test only, the hill is unchanged")
-            standings = await asyncio.to_thread(bot.commands.hill.standings)
+            standings = await asyncio.to_thread(bot.commands.hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["bob.trail"]
 
     run(scenario())
@@ -80,10 +80,10 @@ def test_withdraw_takes_only_the_senders_own_program(ngircd: Ngircd, tmp_path) -
             assert await mallory.reply(nick) == (
                 "alice.rush is not yours: you may withdraw only your own programs"
             )
-            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 1
+            assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 1
             alice.say(nick, "!bfjoust-withdraw rush")
             assert await alice.reply(nick) == "alice.rush withdrawn; 0 programs left on the hill"
-            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
+            assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0
 
     run(scenario())
 
@@ -98,7 +98,7 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
     settings = bot_settings(tmp_path, ngircd.port)
     hill = Hill(settings.hill)
     seed(hill, {"ann.rush": RUSH, "ben.trail": TRAIL, "cy.idle": "+>-<" * 3, "cy.rush": RUSH})
-    standings = hill.standings()
+    standings = hill.queries.standings()
 
     async def scenario() -> None:
         async with running_bot(settings, hill) as bot:
@@ -162,12 +162,12 @@ def test_admin_commands_are_for_admins_only(ngircd: Ngircd, tmp_path) -> None:
             assert await bob.reply(nick) == "!bfjoust-remove is for the hill's admins"
             bob.say(CHANNEL, "!bfjoust-rescore")
             assert await bob.reply(nick) == "!bfjoust-rescore is for the hill's admins"
-            assert (await asyncio.to_thread(hill.standings)).size == 2
+            assert (await asyncio.to_thread(hill.queries.standings)).size == 2
             carol.say(CHANNEL, "!bfjoust-remove ann.rush")
             assert await carol.reply(nick) == "ann.rush removed; 1 programs left on the hill"
             carol.say(nick, "!bfjoust-rescore")
             assert await carol.reply(nick) == "rescored 1 programs by markov"
-            standings = await asyncio.to_thread(hill.standings)
+            standings = await asyncio.to_thread(hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["ben.trail"]
 
     run(scenario())
@@ -237,7 +237,7 @@ def test_nicks_have_no_case(ngircd: Ngircd, tmp_path) -> None:
             assert text.startswith("Updated carol.x: points") and "battles changed" in text
             upper.say(nick, "!bfjoust-withdraw prog")
             assert await upper.reply(nick) == "carol.prog withdrawn; 1 programs left on the hill"
-            standings = await asyncio.to_thread(bot.commands.hill.standings)
+            standings = await asyncio.to_thread(bot.commands.hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["carol.x"]
 
     run(scenario())
@@ -305,6 +305,6 @@ def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
             eve.say(bot.client.nick, "!bfjoust-rank")
             assert (await eve.reply(bot.client.nick)).startswith("unknown command !bfjoust-;")
             assert (await eve.reply(bot.client.nick)).startswith("usage: !bfjoust-rank")
-            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
+            assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0
 
     run(scenario())

@@ -90,7 +90,7 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             assert await fake.reply("hillbot") == "!bfjoust-remove is for the hill's admins"
             fake.say(CHANNEL, f"!bfjoust-test rush {TRAIL}")
             assert "test only, the hill is unchanged" in await fake.reply("hillbot")
-            standings = await asyncio.to_thread(hillbot.commands.hill.standings)
+            standings = await asyncio.to_thread(hillbot.commands.hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["alice.rush"]
             with hillbot.commands.hill.db.session() as session:
                 from sqlalchemy import select
@@ -229,7 +229,7 @@ def test_accounts_known_without_message_tags(untagged: Inspircd, tmp_path) -> No
             await dave.join(CHANNEL)  # logged in as he joins: extended-join says so
             dave.say(nick, f"!bfjoust rush {RUSH}")
             assert (await dave.reply(nick)).startswith("New program bob.rush: points")
-            names = {e.program.full_name for e in hillbot.commands.hill.standings().entries}
+            names = {e.program.full_name for e in hillbot.commands.hill.queries.standings().entries}
             assert names == {"alice.rush", "bob.trail", "bob.rush"}
             ally = await IrcTestClient("ally").connect(port, sasl=("alice", PASSWORD))
             ally.say(nick, "!bfjoust-withdraw rush")  # in no channel: confirmed by WHOIS
@@ -313,11 +313,11 @@ def test_a_nick_taken_after_its_owner_left_has_none_of_her_rights(
                             await mallory.reply(nick) == f"!bfjoust{word} is for the hill's admins"
                         )
                 await _leave(client, mallory)
-            hill = hillbot.commands.hill
-            entries = (await asyncio.to_thread(hill.standings)).entries
+            queries = hillbot.commands.hill.queries
+            entries = (await asyncio.to_thread(queries.standings)).entries
             assert [e.program.full_name for e in entries] == ["alice.prog"]
-            assert hill.program_code(entries[0].program.id) == RUSH.encode()
-            assert [e.kind for e in hill.events()].count("rescore") == 1
+            assert queries.program_code(entries[0].program.id) == RUSH.encode()
+            assert [e.kind for e in queries.events()].count("rescore") == 1
 
     run(scenario(), timeout=120)
 

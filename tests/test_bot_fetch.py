@@ -122,7 +122,7 @@ def test_urls_refused(ngircd: Ngircd, tmp_path) -> None:
                 assert "test only" in await ann.reply(nick)
             ann.say(nick, f"!bfjoust-test c {RUSH}")
             assert (await ann.reply(nick)).startswith("you have made 2 submissions recently")
-            assert (await asyncio.to_thread(bot.commands.hill.standings)).size == 0
+            assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0
 
     run(scenario())
 

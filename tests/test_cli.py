@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REFERENCE, warrior_path
+from conftest import warrior_path
 
 
 def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -91,8 +91,13 @@ def test_trace_rejects_a_bad_tape_length(tmp_path: Path) -> None:
     assert "10..30" in result.stderr
 
 
-def test_reference_folder_is_present() -> None:
-    assert (REFERENCE / "results.txt").is_file()
+def test_check_accepts_every_reference_program(reference_names: list[str]) -> None:
+    files = [warrior_path(name) for name in reference_names]
+    result = bfjoust("check", *files)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(files) == 98
+    assert all(line.startswith(f"{path}: ok, ") for line, path in zip(lines, files, strict=True))
 
 
 def test_servers_say_why_they_cannot_start(tmp_path: Path) -> None:

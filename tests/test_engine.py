@@ -1,14 +1,30 @@
-"""The native engine against the reference results, its own plain path, and the rules."""
+"""The native engine against the reference results, its own plain path, and the rules.
+
+The tests of the rules run against both the native engine and the reference
+interpreter of the tests (tests/refinterp.py, written straight from RULES.md),
+as markupsafe runs its tests against its native and its speedups modules: the
+fixture `backend` is one or the other.  Tests that the reference interpreter
+cannot run say why and use the native engine alone.
+"""
 
 from __future__ import annotations
 
 import random
+from types import ModuleType
 
 import pytest
 from conftest import warrior_path
+from refinterp import ReferenceEngine
 
-from hill import engine
+from hill import _engine, engine
 from hill.engine import ParseError, compile_program, joust
+
+Backend = ModuleType | type[ReferenceEngine]
+
+
+@pytest.fixture(params=[engine, ReferenceEngine], ids=["native", "reference"])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    return request.param
 
 
 @pytest.fixture(scope="session")
@@ -44,6 +60,11 @@ def test_trace_agrees_with_joust(reference_programs: list[engine.Program]) -> No
             assert engine.trace(left, right, length, polarity).outcome == outcomes[index]
 
 
+# The tests above play the 98 reference programs (long battles, programs of
+# up to 800 KB): the native engine alone, the reference interpreter would
+# take hours.
+
+
 def test_self_joust_is_all_ties(reference_programs: list[engine.Program]) -> None:
     for program in reference_programs[::7]:
         assert joust(program, program).outcomes == (0,) * engine.BATTLES
@@ -59,64 +80,79 @@ def test_classic_line_round_trip() -> None:
     assert engine.classic_line(engine.parse_classic_line(line)) == line
 
 
+def test_the_rules_numbers_come_from_the_native_engine() -> None:
+    assert (engine.MIN_TAPE, engine.MAX_TAPE, engine.BATTLES) == (10, 30, 42)
+    assert engine.BATTLES == len(engine.TAPE_LENGTHS) * len(engine.POLARITIES) == _engine.BATTLES
+    # every parse error the engine can name has its message
+    assert set(engine.ERROR_MESSAGES) == set(_engine.PARSE_ERRORS)
+
+
 # --- the rules, on small hand-made programs ---------------------------------
 
 RUSH = "(>)*9([-]>)*21"  # clears every cell up to the enemy flag
 
 
-def outcomes(left: str, right: str, **kwargs: int) -> tuple[int, ...]:
-    return joust(compile_program(left), compile_program(right), **kwargs).outcomes
+def outcomes(backend: Backend, left: str, right: str, **kwargs: int) -> tuple[int, ...]:
+    play = backend.joust(backend.compile_program(left), backend.compile_program(right), **kwargs)
+    return play.outcomes
 
 
-def test_rush_beats_an_idle_program() -> None:
-    assert outcomes(RUSH, "") == (1,) * 42
-    assert outcomes("", RUSH) == (-1,) * 42
+def test_rush_beats_an_idle_program(backend: Backend) -> None:
+    assert outcomes(backend, RUSH, "") == (1,) * 42
+    assert outcomes(backend, "", RUSH) == (-1,) * 42
 
 
-def test_falling_off_the_own_end_loses() -> None:
-    assert outcomes("<", "") == (-1,) * 42
-    assert outcomes("", "<") == (1,) * 42
+def test_falling_off_the_own_end_loses(backend: Backend) -> None:
+    assert outcomes(backend, "<", "") == (-1,) * 42
+    assert outcomes(backend, "", "<") == (1,) * 42
 
 
-def test_both_falling_off_in_one_cycle_is_a_tie() -> None:
-    assert outcomes("<", "<") == (0,) * 42
+def test_both_falling_off_in_one_cycle_is_a_tie(backend: Backend) -> None:
+    assert outcomes(backend, "<", "<") == (0,) * 42
 
 
-def test_a_fall_while_the_other_flag_dies_a_second_time_is_a_tie() -> None:
+def test_a_fall_while_the_other_flag_dies_a_second_time_is_a_tie(backend: Backend) -> None:
     # Left zeroes its own flag at cycle 128 and keeps it there; right walks
     # off its end at cycle 129, the cycle left's flag is zero a second time.
-    assert outcomes("(-)*128", "(.)*128<") == (0,) * 42
+    assert outcomes(backend, "(-)*128", "(.)*128<") == (0,) * 42
     # One cycle earlier the fall decides alone.
-    assert outcomes("(-)*128", "(.)*127<") == (1,) * 42
+    assert outcomes(backend, "(-)*128", "(.)*127<") == (1,) * 42
 
 
-def test_flag_zero_for_two_cycles_loses_and_both_at_once_tie() -> None:
-    assert outcomes("(-)*128", "") == (-1,) * 42
-    assert outcomes("(-)*128", "(-)*128") == (0,) * 42
-    # zero for one cycle only, then back: nothing happens
-    assert outcomes("(-)*128+", "") == (0,) * 42
+def test_flag_zero_for_two_cycles_loses_and_both_at_once_tie(backend: Backend) -> None:
+    assert outcomes(backend, "(-)*128", "") == (-1,) * 42
+    assert outcomes(backend, "(-)*128", "(-)*128") == (0,) * 42
+    # zero for one cycle only, then back: nothing happens (up to any limit;
+    # 1000 cycles keep the reference interpreter quick)
+    assert outcomes(backend, "(-)*128+", "", max_cycles=1000) == (0,) * 42
 
 
-def test_kettle_inverts_the_right_program() -> None:
-    left, right = compile_program(""), compile_program(">+++")
-    sieve = engine.trace(left, right, 12, "sieve", max_cycles=10)
-    kettle = engine.trace(left, right, 12, "kettle", max_cycles=10)
+def test_kettle_inverts_the_right_program(backend: Backend) -> None:
+    left, right = backend.compile_program(""), backend.compile_program(">+++")
+    sieve = backend.trace(left, right, 12, "sieve", max_cycles=10)
+    kettle = backend.trace(left, right, 12, "kettle", max_cycles=10)
     assert sieve.tapes[-1][10] == 3
     assert kettle.tapes[-1][10] == 256 - 3
     # the left program's + is never swapped
-    swapped = engine.trace(compile_program(">+++"), left, 12, "kettle", max_cycles=10)
+    swapped = backend.trace(backend.compile_program(">+++"), left, 12, "kettle", max_cycles=10)
     assert swapped.tapes[-1][1] == 3
 
 
-def test_cycle_limit_and_a_decision_on_the_last_cycle() -> None:
+def test_cycle_limit_and_a_decision_on_the_last_cycle(backend: Backend) -> None:
     # left's flag dies at the end of cycles 128 and 129
-    assert outcomes("(-)*128", "", max_cycles=129) == (-1,) * 42
-    assert outcomes("(-)*128", "", max_cycles=128) == (0,) * 42
+    assert outcomes(backend, "(-)*128", "", max_cycles=129) == (-1,) * 42
+    assert outcomes(backend, "(-)*128", "", max_cycles=128) == (0,) * 42
 
 
-def test_swapping_sides_negates() -> None:
+def test_swapping_sides_negates(backend: Backend) -> None:
     a, b = "(>)*7(+)*5([-]>)*20", ">(+)*10<(-[+]>)*3"
-    assert outcomes(b, a) == tuple(-o for o in outcomes(a, b))
+    assert outcomes(backend, b, a) == tuple(-o for o in outcomes(backend, a, b))
+    assert 0 < sum(outcomes(backend, a, b)) < 42  # a real contest: wins and ties
+
+
+# The abbreviations are the reference interpreter's own definition (it
+# expands them), and their battles against idle opponents last the full
+# 100000 cycles, minutes for it: these tests use the native engine alone.
 
 
 def test_abbreviations_expand_like_the_written_program() -> None:
@@ -157,6 +193,7 @@ def test_count_parsing_details() -> None:
 
 
 # --- parse errors ---------------------------------------------------------------
+# Both refuse every malformed program; only the native engine says where.
 
 ERRORS = [
     ("+(\n+", 1, 2, "unmatched '('"),
@@ -172,6 +209,14 @@ ERRORS = [
     ("(" * 4097 + ")" * 4097, 1, 4097, "deeper than 4096"),
     ("[" * 4097 + "]" * 4097, 1, 4097, "deeper than 4096"),
 ]
+
+
+# (the nesting limits are the native engine's: the reference interpreter
+# recurses once per level, and Python's stack is shallower)
+@pytest.mark.parametrize("source", [e[0] for e in ERRORS if "deeper than" not in e[3]])
+def test_malformed_programs_are_refused(backend: Backend, source: str) -> None:
+    with pytest.raises(backend.ParseError):
+        backend.compile_program(source)
 
 
 @pytest.mark.parametrize(("source", "line", "column", "message"), ERRORS)
@@ -190,11 +235,22 @@ def test_columns_count_characters_not_bytes() -> None:
     assert (caught.value.line, caught.value.column) == (1, 5)
 
 
+# The next tests use programs whose written-out form is astronomical: the
+# native engine alone (the reference interpreter expands every repeat).
+
+
 def test_deepest_allowed_nesting_compiles_and_runs() -> None:
-    deep = "(" * 4096 + "+" + ")*2" * 4096
-    brackets = "[" * 4096 + "]" * 4096
-    for source in (deep, brackets):
-        joust(compile_program(source), compile_program(RUSH))
+    rush = compile_program(RUSH)
+    # 2**4096 increments of the own flag: within the cycle limit, forever
+    deep = compile_program("(" * 4096 + "+" + ")*2" * 4096)
+    assert joust(deep, rush) == joust(compile_program("(+)*-1"), rush)
+    # the innermost loop spins on the flag until it is zero
+    brackets = compile_program("[" * 4096 + "]" * 4096)
+    assert (
+        joust(brackets, rush)
+        == joust(compile_program("[]"), rush)
+        == joust(compile_program(""), rush)
+    )
 
 
 def test_astronomical_expansion_is_bounded() -> None:
@@ -227,9 +283,9 @@ def test_bad_arguments_are_rejected() -> None:
         engine.trace(a, a, 10, "sideways")  # type: ignore[arg-type]
 
 
-def test_trace_records_every_cycle() -> None:
-    left, right = compile_program("(>)*9[-]"), compile_program("(-)*10")
-    trace = engine.trace(left, right, 10, "sieve")
+def test_trace_records_every_cycle(backend: Backend) -> None:
+    left, right = backend.compile_program("(>)*9[-]"), backend.compile_program("(-)*10")
+    trace = backend.trace(left, right, 10, "sieve")
     assert trace.tapes.shape == (trace.cycles + 1, 10)
     assert trace.tapes[0].tolist() == [128] + [0] * 8 + [128]
     assert trace.left_pointer[0] == 0 and trace.right_pointer[0] == 9

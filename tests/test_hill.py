@@ -13,7 +13,7 @@ from conftest import REFERENCE, warrior_path
 from sqlalchemy import select
 
 from hill.config import HillSettings
-from hill.hill_commands import default_name
+from hill.names import from_file
 from hill.reports import breakdown, json_report, text_report
 from hill.service import Hill, HillError
 from hill.storage import Database, Event, Program
@@ -29,21 +29,21 @@ def make_hill(tmp_path: Path, **settings: object) -> Hill:
 
 
 def commits(hill: Hill) -> list[str]:
-    return [str(c.message).splitlines()[0] for c in reversed(hill.history.log())]
+    return [str(c.message).splitlines()[0] for c in reversed(hill.repository.log())]
 
 
 def test_the_2013_hill_scores_like_the_established_one(tmp_path: Path) -> None:
     fixture = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())
     hill = make_hill(tmp_path)
     for path in fixture["programs"]:
-        hill.challenge("esohill", default_name(path), warrior_path(path).read_bytes())
-    report = json_report(hill.standings(), hill.history.head())
+        hill.challenge("esohill", from_file(path), warrior_path(path).read_bytes())
+    report = json_report(hill.queries.standings(), hill.repository.head())
     assert report["size"] == 47
     scores = {p["name"]: p["scores"] for p in report["programs"]}
     expected = fixture
     for method in ("markov", "points", "trad", "tradtwist", "iter", "itertwist"):
         for i, path in enumerate(fixture["programs"]):
-            name = default_name(path)
+            name = from_file(path)
             assert scores[name][method] == pytest.approx(expected[method][i], abs=1e-6), (
                 method,
                 name,
@@ -72,16 +72,16 @@ def test_replacement_rules(tmp_path: Path) -> None:
     assert joined.standings.size == 3
     assert "pushed off" not in joined.summary
     # full: the last-ranked program leaves, even if the newcomer ranks last
-    last = hill.standings().entries[-1].program.full_name
+    last = hill.queries.standings().entries[-1].program.full_name
     report = hill.challenge("dave", "idle2", IDLE)
     assert f"pushed off {last}" in report.summary
-    assert hill.standings().size == 3
-    assert hill.standings().find(last) is None
-    assert hill.standings().find("dave.idle2") is not None
+    assert hill.queries.standings().size == 3
+    assert hill.queries.standings().find(last) is None
+    assert hill.queries.standings().find("dave.idle2") is not None
     # the same name replaces the old version, wherever it ranks
     update = hill.challenge("alice", "rush", SLOW_RUSH)
     assert "battles changed" in update.summary
-    assert hill.standings().size == 3
+    assert hill.queries.standings().size == 3
     assert commits(hill)[-1] == "Updating alice.rush"
     assert commits(hill)[-2] == f"Replacing {last} by dave.idle2"
 
@@ -102,7 +102,7 @@ def test_ties_are_broken_by_points_then_age(tmp_path: Path) -> None:
     hill = make_hill(tmp_path)
     for name in ("first", "second", "third"):
         hill.challenge("alice", name, IDLE)  # all ties: equal scores and points
-    ranks = [e.program.name for e in hill.standings().entries]
+    ranks = [e.program.name for e in hill.queries.standings().entries]
     assert ranks == ["first", "second", "third"]
 
 
@@ -110,11 +110,11 @@ def test_test_only_changes_nothing(tmp_path: Path) -> None:
     hill = make_hill(tmp_path, size=2)
     hill.challenge("alice", "idle", IDLE)
     hill.challenge("bob", "idle", IDLE)
-    before = text_report(hill.standings())
+    before = text_report(hill.queries.standings())
     report = hill.challenge("carol", "rush", RUSH, test_only=True)
     assert "rank 1/2" in report.summary and "test only" in report.summary
     assert "would push off" in report.summary
-    assert text_report(hill.standings()) == before
+    assert text_report(hill.queries.standings()) == before
     assert len(commits(hill)) == 2
 
 
@@ -125,9 +125,9 @@ def test_withdraw_and_remove(tmp_path: Path) -> None:
     with pytest.raises(HillError, match=r"there is no mallory\.rush"):
         hill.withdraw("mallory", "rush")  # only the owner's own name
     hill.withdraw("alice", "rush")
-    assert [e.program.full_name for e in hill.standings().entries] == ["bob.idle"]
+    assert [e.program.full_name for e in hill.queries.standings().entries] == ["bob.idle"]
     hill.remove("bob.idle", "admin")
-    assert hill.standings().size == 0
+    assert hill.queries.standings().size == 0
     assert commits(hill)[-2:] == ["Withdrawing alice.rush", "Removing bob.idle"]
     with Database(tmp_path / "var" / "hill.sqlite3").session() as session:
         rush = session.scalars(select(Program).where(Program.name == "rush")).one()
@@ -151,7 +151,7 @@ def test_refused_submissions(
     hill = make_hill(tmp_path, max_program_bytes=1000)
     with pytest.raises(HillError, match=message.replace("(", r"\(")):
         hill.challenge(owner, name, code)
-    assert hill.standings().size == 0
+    assert hill.queries.standings().size == 0
     assert commits(hill) == []
 
 
@@ -159,11 +159,11 @@ def test_breakdown_and_text_report(tmp_path: Path) -> None:
     hill = make_hill(tmp_path)
     hill.challenge("alice", "rush", RUSH)
     hill.challenge("bob", "idle", IDLE)
-    text = text_report(hill.standings())
+    text = text_report(hill.queries.standings())
     assert text.splitlines()[0] == "Rank/chg   Score  Points  Program"
     assert text.splitlines()[1].endswith("  alice.rush")
     assert " 1 |   + |" in text
-    assert breakdown(hill.standings(), "bob.idle") == (
+    assert breakdown(hill.queries.standings(), "bob.idle") == (
         "bob.idle vs alice.rush\n"
         ">>>>>>>>>>>>>>>>>>>>> >>>>>>>>>>>>>>>>>>>>> -42\n"
         "alice.rush wins.\n"
@@ -175,7 +175,7 @@ def test_a_missing_or_corrupted_repository_is_rebuilt(tmp_path: Path) -> None:
     for name, code in (("rush", RUSH), ("idle", IDLE), ("decoy", DECOY)):
         hill.challenge("alice", name, code)
     expected = commits(hill)
-    tree = {b.path for b in hill.history.repo.head.commit.tree.blobs}
+    tree = {b.path for b in hill.repository.repo.head.commit.tree.blobs}
     hill.close()
     repo_dir = tmp_path / "var" / "hill-repo"
     shutil.rmtree(repo_dir)
@@ -184,7 +184,7 @@ def test_a_missing_or_corrupted_repository_is_rebuilt(tmp_path: Path) -> None:
     shutil.rmtree(repo_dir / ".git" / "objects")
     rebuilt = make_hill(tmp_path)
     assert commits(rebuilt) == expected
-    assert {b.path for b in rebuilt.history.repo.head.commit.tree.blobs} == tree
+    assert {b.path for b in rebuilt.repository.repo.head.commit.tree.blobs} == tree
     assert list(tmp_path.joinpath("var").glob("hill-repo.broken-*"))
 
 
@@ -208,16 +208,16 @@ def test_a_database_of_the_previous_schema_is_upgraded(tmp_path: Path) -> None:
     hill = make_hill(tmp_path)
     assert hill.db.revision() == "0004"
     hill.challenge("alice", "rush", RUSH)
-    assert hill.standings().size == 1
+    assert hill.queries.standings().size == 1
 
 
 def test_rescore_and_rejoust_keep_the_standings(tmp_path: Path) -> None:
     hill = make_hill(tmp_path)
     for name, code in (("rush", RUSH), ("idle", IDLE), ("decoy", DECOY)):
         hill.challenge("alice", name, code)
-    before = hill.standings()
+    before = hill.queries.standings()
     hill.rescore("admin", rejoust=True)
-    after = hill.standings()
+    after = hill.queries.standings()
     assert [e.program.id for e in after.entries] == [e.program.id for e in before.entries]
     for old, new in zip(before.entries, after.entries, strict=True):
         assert new.scores == pytest.approx(old.scores)
@@ -228,9 +228,9 @@ def test_rescore_and_rejoust_keep_the_standings(tmp_path: Path) -> None:
 def test_ranking_method_is_configurable(tmp_path: Path) -> None:
     hill = make_hill(tmp_path, ranking="points")
     hill.challenge("alice", "rush", RUSH)
-    assert hill.standings().method == "points"
+    assert hill.queries.standings().method == "points"
     settings = dataclasses.replace(hill.settings, ranking="trad")
-    assert Hill(settings).standings().method == "points"  # stored with the event
+    assert Hill(settings).queries.standings().method == "points"  # stored with the event
 
 
 def test_events_keep_every_past_state(tmp_path: Path) -> None:
@@ -240,5 +240,5 @@ def test_events_keep_every_past_state(tmp_path: Path) -> None:
     with Database(tmp_path / "var" / "hill.sqlite3").session() as session:
         first = session.scalars(select(Event).order_by(Event.id)).first()
         assert first is not None
-    past = hill.event_standings(first.id)
+    past = hill.queries.standings_at(first.id)
     assert [e.program.full_name for e in past.entries] == ["alice.rush"]

@@ -78,7 +78,7 @@ def test_a_request_is_done_in_the_transaction_of_its_hill_change(tmp_path: Path)
     with pytest.raises(KeyboardInterrupt):
         hill.challenge("alice", "rush", RUSH, record=killed_before_commit)
     # neither the hill change nor the request's end were written
-    assert hill.standings().size == 0 and hill.events() == []
+    assert hill.queries.standings().size == 0 and hill.queries.events() == []
     assert book.get(request).state == "queued"
 
     def record(session: object, report: Report) -> None:
@@ -88,7 +88,7 @@ def test_a_request_is_done_in_the_transaction_of_its_hill_change(tmp_path: Path)
     done = book.get(request)
     assert done.state == "done" and done.program == "alice.rush"
     assert done.result is not None and done.result.startswith("New program alice.rush: ")
-    assert [e.kind for e in hill.events()] == ["join"]
+    assert [e.kind for e in hill.queries.events()] == ["join"]
 
 
 def test_answers_say_new_or_updated_and_link_the_program() -> None:

@@ -26,12 +26,28 @@ def fixture_matrix() -> tuple[np.ndarray, dict[str, list[float]]]:
     return r, fixture
 
 
+def scores_of(r: np.ndarray) -> scoring.Scores:
+    return scoring.score_all(scoring.battle_wins(r), r.shape[2])
+
+
 def test_all_six_methods_match_the_established_hill() -> None:
     r, fixture = fixture_matrix()
-    scores = scoring.score_all(r)
+    scores = scores_of(r)
     for method in scoring.METHODS:
         # the fixture keeps six decimals
         assert np.abs(scores[method] - np.array(fixture[method])).max() < 1e-6, method
+
+
+def test_battles_won_are_all_the_methods_need() -> None:
+    """wins[a, b] alone: a joust's score is wins[a, b] - wins[b, a]."""
+    r, _ = fixture_matrix()
+    wins = scoring.battle_wins(r)
+    assert wins.shape == (47, 47) and (np.diag(wins) == 0).all()
+    assert (scoring.margins(wins) == r.sum(axis=2)).all()
+    # by hand: a wins 30 battles against b and loses 2 (10 ties); c ties all
+    hand = np.array([[0, 30, 0], [2, 0, 0], [0, 0, 0]])
+    assert scoring.margins(hand).tolist() == [[0, 28, 0], [-28, 0, 0], [0, 0, 0]]
+    assert scoring.points(hand, 42).tolist() == [28 / 42, -28 / 42, 0]
 
 
 def antisymmetric(seed: int, n: int, tie_share: float = 0.3) -> np.ndarray:
@@ -49,7 +65,7 @@ def antisymmetric(seed: int, n: int, tie_share: float = 0.3) -> np.ndarray:
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 25))
 def test_ranges_of_the_methods(seed: int, n: int) -> None:
-    scores = scoring.score_all(antisymmetric(seed, n))
+    scores = scores_of(antisymmetric(seed, n))
     assert scores["markov"].sum() == pytest.approx(1000)
     assert (scores["markov"] >= -1e-9).all()
     assert ((scores["points"] >= -1e-9) & (scores["points"] <= 2 * (n - 1) + 1e-9)).all()
@@ -65,20 +81,20 @@ def test_one_program_beating_everyone_leads_every_method() -> None:
     r = antisymmetric(3, 8)
     r[0, 1:] = 1
     r[1:, 0] = -1
-    scores = scoring.score_all(r)
+    scores = scores_of(r)
     for method in scoring.METHODS:
         assert int(np.argmax(scores[method])) == 0, method
 
 
 def test_all_ties_and_tiny_hills() -> None:
-    ties = scoring.score_all(np.zeros((4, 4, 42), dtype=np.int8))
+    ties = scores_of(np.zeros((4, 4, 42), dtype=np.int8))
     assert ties["markov"] == pytest.approx([250] * 4)
     assert ties["points"] == pytest.approx([3] * 4)
     assert ties["trad"] == pytest.approx([0] * 4)
     assert ties["iter"] == pytest.approx([50] * 4)
-    one = scoring.score_all(np.zeros((1, 1, 42), dtype=np.int8))
+    one = scores_of(np.zeros((1, 1, 42), dtype=np.int8))
     assert one["markov"] == pytest.approx([1000]) and one["points"] == pytest.approx([0])
-    empty = scoring.score_all(np.zeros((0, 0, 42), dtype=np.int8))
+    empty = scoring.score_all(np.zeros((0, 0), dtype=np.int64), 42)
     assert all(len(v) == 0 for v in empty.values())
 
 

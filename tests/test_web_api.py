@@ -6,20 +6,26 @@ from __future__ import annotations
 import base64
 import html
 import re
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
 import urllib.parse
 from pathlib import Path
 
 import numpy as np
 import pytest
-from webhill import Server, build_hill, get, reference_programs, shared_server
+from webhill import (
+    Server,
+    WebProcess,
+    battle_query,
+    build_hill,
+    fetch_battle,
+    get,
+    longest_battle,
+    reference_programs,
+    same_battle,
+    shared_server,
+)
 
-from hill import engine, scoring
+from hill import engine
 from hill.reports import json_report
 
 RUSH = b"(>)*9([-]>)*21"
@@ -45,12 +51,12 @@ def test_standings_are_the_json_report_with_ages(served: Server) -> None:
     data = reply.json()
     ages = {p["full_name"]: p["age"] for p in data["programs"]}
     changes = {p["full_name"]: p["change"] for p in data["programs"]}
-    expected = json_report(hill.standings(), hill.history.head())
+    expected = json_report(hill.queries.standings(), hill.repository.head())
     programs = [{k: p[k] for k in expected["programs"][0]} for p in data.pop("programs")]
     assert programs == expected.pop("programs")
     assert {k: data[k] for k in expected} == expected
     assert data["size"] == 47 and data["ranking_method"] == "markov"
-    assert data["event"]["id"] == hill.latest_state()[0]
+    assert data["event"]["id"] == hill.queries.latest_state()[0]
     # the i-th program submitted has survived the 46 - i challenges after it
     order = [f"esohill.{name}" for name, _ in reference_programs()]
     assert [ages[name] for name in order] == list(range(46, -1, -1))
@@ -60,7 +66,7 @@ def test_standings_are_the_json_report_with_ages(served: Server) -> None:
 
 def test_matrix_margins(served: Server) -> None:
     data = get(f"{served.url}/api/matrix").json()
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     assert data["programs"] == [e.program.full_name for e in standings.entries]
     margins = np.array(data["margins"])
     assert margins.shape == (47, 47)
@@ -75,7 +81,7 @@ def test_matrix_margins(served: Server) -> None:
 
 
 def test_breakdown_of_a_program(served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     name = standings.entries[3].program.full_name
     data = get(f"{served.url}/api/breakdown/{quote(name)}").json()
     assert data["program"] == name and data["rank"] == 4
@@ -96,7 +102,7 @@ def test_breakdown_of_a_program(served: Server) -> None:
 
 
 def test_pair_breakdown(served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     a, b = standings.entries[0].program.full_name, standings.entries[1].program.full_name
     data = get(f"{served.url}/api/breakdown/{quote(a)}/{quote(b)}").json()
     assert (data["left"], data["right"]) == (a, b)
@@ -107,15 +113,11 @@ def test_pair_breakdown(served: Server) -> None:
         "outcome": data["battles"][0]["outcome"],
     }
     assert data["battles"][41]["tape"] == 30 and data["battles"][41]["polarity"] == "kettle"
-    assert data["margin"] == scoring.margins(standings.outcomes)[0, 1]
+    assert data["margin"] == int(standings.outcomes[0, 1].sum())
 
 
-def decode(field: str, dtype: str) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(field), dtype=dtype)
-
-
-def test_trace_is_the_engines_and_matches_the_score(served: Server) -> None:
-    standings = served.hill.standings()
+def test_trace_pieces_rebuild_the_engines_battle(served: Server) -> None:
+    standings = served.hill.queries.standings()
     left, right = standings.entries[2].program, standings.entries[7].program
     codes = dict(reference_programs())
     expected = engine.trace(
@@ -125,17 +127,39 @@ def test_trace_is_the_engines_and_matches_the_score(served: Server) -> None:
         "kettle",
     )
     query = f"left={quote(left.full_name)}&right={quote(right.full_name)}&tape=17&polarity=kettle"
-    data = get(f"{served.url}/api/trace?{query}").json()
-    assert data["cycles"] == expected.cycles and data["outcome"] == expected.outcome
-    assert data["summary"] == expected.summary()
-    tapes = decode(data["tapes"], "u1").reshape(expected.cycles + 1, 17)
-    assert (tapes == expected.tapes).all()
-    assert (decode(data["left_pointer"], "<i2") == expected.left_pointer).all()
-    assert (decode(data["right_source"], "<i4") == expected.right_source).all()
+    battle = fetch_battle(f"{served.url}/api/trace?{query}")
+    assert same_battle(battle, expected)
+    data = battle.about
+    assert data["outcome"] == expected.outcome and data["summary"] == expected.summary()
     # what the viewer shows is what the hill scored
-    assert data["outcome"] == standings.outcomes[2, 7][21 + 17 - 10]
-    lists = get(f"{served.url}/api/trace?{query}&format=lists").json()
-    assert lists == expected.to_json()
+    assert data["outcome"] == standings.outcomes[2, 7][engine.battle_index(17, "kettle")]
+    # the overview samples every state of a short battle
+    overview = data["overview"]
+    assert overview["cycles"] == list(range(min(expected.cycles + 1, 960)))
+
+
+def test_a_long_battle_comes_in_pieces_gzipped(served: Server) -> None:
+    left, right, tape, polarity, expected = longest_battle(served.hill.queries.standings())
+    url = f"{served.url}/api/trace?{battle_query(left, right, tape, polarity)}"
+    battle = fetch_battle(url)
+    assert same_battle(battle, expected)
+    assert len(battle.pieces) == 11  # 100001 states, 10000 a piece
+    assert all("overview" not in p for p in battle.pieces[1:])
+    # the overview: 960 states, evenly spread, as the engine had them
+    overview = battle.about["overview"]
+    sampled = np.array(overview["cycles"])
+    assert len(sampled) == 960 and sampled[0] == 0 and sampled[-1] == expected.cycles
+    assert sampled[480] == round(480 * expected.cycles / 959)
+    tapes = np.frombuffer(base64.b64decode(overview["tapes"]), "u1").reshape(960, tape)
+    assert np.array_equal(tapes, expected.tapes[sampled])
+    # sent gzipped to those who take it, the same data
+    zipped = get(url, {"Accept-Encoding": "gzip"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert zipped.json() == battle.pieces[0]
+    print(f"{expected.cycles} cycles: the first piece is {len(zipped.raw) / 1000:.1f} KB gzipped")
+    # a cycle past the end is no piece; the piece holding cycle 54321 starts at 50000
+    assert get(f"{url}&from=100001").status == 404
+    assert get(f"{url}&from=54321").json()["from"] == 50000
 
 
 def test_history_and_series(served: Server) -> None:
@@ -143,14 +167,14 @@ def test_history_and_series(served: Server) -> None:
     changes = data["changes"]
     assert len(changes) == 47
     assert [c["id"] for c in changes] == sorted((c["id"] for c in changes), reverse=True)
-    commits = [c.hexsha for c in served.hill.history.log()]  # newest first
+    commits = [c.hexsha for c in served.hill.repository.log()]  # newest first
     assert [c["commit"] for c in changes] == commits
     first = changes[-1]
     assert first["kind"] == "join" and first["size"] == 1
     name = first["program"]
     series = get(f"{served.url}/api/history/{quote(name)}").json()
     assert len(series["points"]) == 47
-    assert series["points"][-1]["rank"] == served.hill.standings().find(name).rank
+    assert series["points"][-1]["rank"] == served.hill.queries.standings().find(name).rank
     assert get(f"{served.url}/api/history/nobody.nothing").status == 404
 
 
@@ -169,7 +193,7 @@ def test_history_says_who_replaced_whom(tmp_path: Path) -> None:
             ("join", "esohill.idle", None),
             ("join", "esohill.rush", None),
         ]
-        assert [c["commit"] for c in changes] == [c.hexsha for c in hill.history.log()]
+        assert [c["commit"] for c in changes] == [c.hexsha for c in hill.repository.log()]
         page = get(f"{server.url}/history").text
         assert '>bob.rush</a> replaces <a class="displaced" href="/history/esohill.idle">' in page
         # the program keeps its chart across versions
@@ -186,12 +210,17 @@ def test_past_states(served: Server) -> None:
     past = get(f"{served.url}/api/standings?event={third['id']}").json()
     assert past["size"] == 3 and past["event"]["id"] == third["id"]
     assert past["commit"] == third["commit"]
-    expected = served.hill.event_standings(third["id"])
+    expected = served.hill.queries.standings_at(third["id"])
     assert [p["full_name"] for p in past["programs"]] == [
         e.program.full_name for e in expected.entries
     ]
     page = get(f"{served.url}/?event={third['id']}")
     assert page.status == 200 and "A past state." in page.text
+    # the way back to the current hill keeps the page, not the state
+    first, second = (quote(p["full_name"]) for p in past["programs"][:2])
+    pair = f"/program/{first}/vs/{second}"
+    page = get(f"{served.url}{pair}?event={third['id']}").text
+    assert f'<a href="{pair}">See the current hill</a>' in page
     latest = changes[0]["id"]
     assert "A past state." not in get(f"{served.url}/matrix?event={latest}").text
 
@@ -213,7 +242,6 @@ def test_sources_are_plain_text(served: Server) -> None:
         "/program/nobody.nothing",
         "/program/esohill.ais523_stealth/vs/nobody.x",
         "/program/..%2F..%2Fetc%2Fpasswd",
-        "/source/..%2Fhill.sqlite3",
         "/?event=abc",
         "/?event=%C2%B2",
         "/?event=99999",
@@ -231,6 +259,50 @@ def test_bad_urls_get_a_404_page(served: Server, path: str) -> None:
     assert reply.status == 404
     assert "text/html" in reply.headers["Content-Type"]
     assert "Not found" in reply.text and "Traceback" not in reply.text
+
+
+def test_a_text_endpoint_answers_errors_in_text(tmp_path: Path) -> None:
+    hill = build_hill(tmp_path / "var", [("rush", RUSH), ("idle", IDLE)])
+    before = hill.queries.latest_state()[0]
+    hill.withdraw("esohill", "rush")
+    server = Server(hill)
+    try:
+        for path in ("/source/esohill.rush", "/source/..%2Fhill.sqlite3", "/source/nobody.x"):
+            reply = get(server.url + path)
+            assert reply.status == 404, path
+            assert reply.headers["Content-Type"] == "text/plain; charset=utf-8"
+            assert reply.text.startswith("404: no program") and "<" not in reply.text
+        # in the state before it was withdrawn, the code is there
+        assert get(f"{server.url}/source/esohill.rush?event={before}").body == RUSH
+    finally:
+        server.stop()
+        hill.close()
+
+
+def test_a_trial_number_opens_the_hill_as_it_stood(tmp_path: Path) -> None:
+    """`!bfjoust-test` trials take event ids but change nothing: /history does
+    not list them and says why the numbers skip; their number still opens
+    the state in force, on every page and in the API."""
+    hill = build_hill(tmp_path / "var", [("rush", RUSH)])
+    hill.challenge("carol", "trial", IDLE, test_only=True)
+    hill.challenge("esohill", "idle", IDLE)
+    server = Server(hill)
+    try:
+        changes = get(f"{server.url}/api/history").json()["changes"]
+        first, second = changes[1]["id"], changes[0]["id"]
+        trial = first + 1
+        assert second == trial + 1  # the trial took the number between
+        assert "numbers may skip" in get(f"{server.url}/history").text
+        data = get(f"{server.url}/api/standings?event={trial}").json()
+        assert data["event"]["id"] == first and data["size"] == 1
+        page = get(f"{server.url}/?event={trial}")
+        assert page.status == 200
+        assert f"#{trial} was a trial" in page.text and f"State #{first}," in page.text
+        assert get(f"{server.url}/matrix?event={trial}").status == 200
+        assert get(f"{server.url}/?event={second + 1}").status == 404
+    finally:
+        server.stop()
+        hill.close()
 
 
 @pytest.mark.parametrize(
@@ -301,12 +373,12 @@ def test_pages_follow_the_hill_and_never_mix_states(tmp_path: Path) -> None:
         writer.join()
         seen.append(get(f"{server.url}/api/standings").json())
         for data in seen:
-            stored = hill.event_standings(data["event"]["id"])
+            stored = hill.queries.standings_at(data["event"]["id"])
             assert [p["full_name"] for p in data["programs"]] == [
                 e.program.full_name for e in stored.entries
             ]
             assert data["size"] == data["event"]["size"] == stored.size
-        assert seen[-1]["size"] == 9 and seen[-1]["event"]["id"] == hill.latest_state()[0]
+        assert seen[-1]["size"] == 9 and seen[-1]["event"]["id"] == hill.queries.latest_state()[0]
         assert len({d["event"]["id"] for d in seen}) >= 2
         # the old state is still there, unchanged
         again = get(f"{server.url}/api/standings?event={before['event']['id']}").json()
@@ -330,49 +402,14 @@ def test_an_empty_hill_has_pages(tmp_path: Path) -> None:
         hill.close()
 
 
-def test_rendering_time(served: Server) -> None:
-    """Printed, not asserted: a fresh server (empty caches) on the 47-program
-    hill; the first page builds the state's cache."""
-    fresh = Server(served.hill)
-    try:
-        for path in ("/", "/matrix", "/api/standings", "/api/matrix"):
-            times = []
-            for _ in range(5):
-                start = time.perf_counter()
-                assert get(fresh.url + path).status == 200
-                times.append(time.perf_counter() - start)
-            print(f"{path}: first {times[0] * 1000:.0f} ms, then {min(times[1:]) * 1000:.0f} ms")
-    finally:
-        fresh.stop()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def test_bfjoust_web_serves_another_process_hill_until_sigterm(tmp_path: Path) -> None:
     programs = reference_programs()
     hill = build_hill(tmp_path / "var", programs[:2])
-    port = free_port()
-    config = tmp_path / "hill.toml"
-    config.write_text(f'[hill]\ndata_dir = "var"\n\n[web]\nport = {port}\n')
-    command = [sys.executable, "-m", "hill", "web", "--config", str(config)]
-    web = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    web = WebProcess(tmp_path)
     try:
-        url = f"http://127.0.0.1:{port}/"
-        assert url in web.stdout.readline()
-        for _ in range(100):
-            try:
-                reply = get(url + "api/standings")
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert reply.json()["size"] == 2
+        assert get(f"{web.url}/api/standings").json()["size"] == 2
         hill.challenge("esohill", *programs[2])  # this process is the bot
-        assert get(url + "api/standings").json()["size"] == 3
+        assert get(f"{web.url}/api/standings").json()["size"] == 3
     finally:
-        web.send_signal(signal.SIGTERM)
-        assert web.wait(timeout=20) == 0, web.stderr.read()
+        assert web.stop() == 0, web.log()
         hill.close()

@@ -11,13 +11,12 @@ import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import Server, chromium, reference_programs, shared_server
+from webhill import Server, chromium, longest_battle, reference_programs, shared_server
 
 from hill import engine
 
@@ -61,23 +60,30 @@ def signed(value: int) -> str:
 
 
 def test_standings_show_the_hill(browser: webdriver.Chrome, served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     load(browser, served.url + "/")
     rows = css(browser, "#standings tbody tr")
     assert len(rows) == 47
     top = standings.entries[0]
-    cells = rows[0].find_elements(By.TAG_NAME, "td")
-    assert cells[0].text == "1"
-    assert top.program.name in cells[2].text
-    assert cells[3].text == top.program.owner
-    assert cells[5].text == f"{top.points:.2f}"
+    first = rows[0]
+
+    def cell(selector: str) -> str:
+        return first.find_element(By.CSS_SELECTOR, selector).text
+
+    assert cell("td.rank") == "1"
+    assert top.program.name in cell("td.program")
+    assert cell("td.owner") == top.program.owner
+    assert cell("td.net") == f"+{top.points:.2f}"
     markov = css(browser, "#standings tbody tr:first-child td.ranking")
     assert [c.text for c in markov] == [f"{top.scores['markov']:.2f}"]
-    assert "markov" in css(browser, "#standings th.ranking")[0].text.lower()
-    assert "★" in css(browser, "#standings th.ranking")[0].text
-    link = cells[2].find_element(By.CSS_SELECTOR, "a.source")
+    ranking = css(browser, "#standings th.ranking")[0]
+    assert "markov" in ranking.text.lower() and "★" in ranking.text
+    # every column has its own label (the net points are not a second "points")
+    labels = [th.text for th in css(browser, "#standings thead tr:last-child th")]
+    assert len(labels) == len(set(labels)) == 12
+    link = first.find_element(By.CSS_SELECTOR, "td.program a.source")
     assert link.get_attribute("href").endswith(
-        f"/source/{quote(top.program.full_name)}?event={served.hill.latest_state()[0]}"
+        f"/source/{quote(top.program.full_name)}?event={served.hill.queries.latest_state()[0]}"
     )
     assert console_errors(browser) == []
 
@@ -99,26 +105,28 @@ def header(driver: webdriver.Chrome, label: str):
 
 def test_sorting_by_a_column(browser: webdriver.Chrome, served: Server) -> None:
     load(browser, served.url + "/")
-    points = header(browser, "POINTS")
-    points.find_element(By.TAG_NAME, "button").click()
-    values = [float(v) for v in column(browser, 5)]
+    net = header(browser, "NET")
+    index = int(net.get_attribute("cellIndex"))
+    net.find_element(By.TAG_NAME, "button").click()
+    values = [float(v) for v in column(browser, index)]
     assert values == sorted(values, reverse=True) and values != [
-        float(v) for v in column(browser, 5)[::-1]
+        float(v) for v in column(browser, index)[::-1]
     ]
-    assert points.get_attribute("aria-sort") == "descending"
-    points.find_element(By.TAG_NAME, "button").click()
-    assert [float(v) for v in column(browser, 5)] == sorted(values)
-    header(browser, "PROGRAM").find_element(By.TAG_NAME, "button").click()
-    names = [n.lower() for n in column(browser, 2)]
+    assert net.get_attribute("aria-sort") == "descending"
+    net.find_element(By.TAG_NAME, "button").click()
+    assert [float(v) for v in column(browser, index)] == sorted(values)
+    program = header(browser, "PROGRAM")
+    program.find_element(By.TAG_NAME, "button").click()
+    names = [n.lower() for n in column(browser, int(program.get_attribute("cellIndex")))]
     assert names == sorted(names)
     header(browser, "RANK").find_element(By.TAG_NAME, "button").click()
     assert [int(v) for v in column(browser, 0)] == list(range(1, 48))
     # points order is not rank order on this hill, so the sort did something
-    assert values != [e.points for e in served.hill.standings().entries]
+    assert values != [e.points for e in served.hill.queries.standings().entries]
 
 
 def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     load(browser, served.url + "/matrix")
     a, b = 2, 6  # rows and columns in rank order
     cell = css(browser, "#matrix tbody tr")[a].find_elements(By.CSS_SELECTOR, "td")[b]
@@ -126,7 +134,7 @@ def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server
     left, right = standings.entries[a].program.full_name, standings.entries[b].program.full_name
     ActionChains(browser).move_to_element(cell).perform()
     info = css(browser, "#matrix-info")[0].text
-    assert f"{left} vs {right}" in info
+    assert f"{left} vs {right}" in info and info.endswith("click for the 42 battles")
     assert cell.get_attribute("class").startswith("w" if margin > 0 else "l" if margin else "t")
     cell.find_element(By.TAG_NAME, "a").click()
     WebDriverWait(browser, 10).until(lambda d: "/vs/" in d.current_url)
@@ -144,7 +152,7 @@ def test_a_matrix_click_opens_the_pair(browser: webdriver.Chrome, served: Server
 def test_the_battle_viewer_plays_the_engines_battle(
     browser: webdriver.Chrome, served: Server
 ) -> None:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     a, b, tape, polarity = 0, 1, 12, "kettle"
     left, right = standings.entries[a].program, standings.entries[b].program
     codes = dict(reference_programs())
@@ -211,23 +219,8 @@ def test_the_battle_viewer_plays_the_engines_battle(
     assert console_errors(browser) == []
 
 
-def longest_battle(served: Server) -> tuple[str, str, int, str, engine.Trace]:
-    """A battle of this hill that runs to the cycle limit, found with the engine."""
-    standings = served.hill.standings()
-    codes = dict(reference_programs())
-    for a, b, i in zip(*np.nonzero(standings.outcomes == 0), strict=True):
-        if a < b:
-            left, right = standings.entries[a].program, standings.entries[b].program
-            tape, polarity = engine.TAPE_LENGTHS[i % 21], engine.POLARITIES[i // 21]
-            programs = [engine.compile_program(codes[p.name]) for p in (left, right)]
-            battle = engine.trace(*programs, tape, polarity)
-            if battle.cycles == engine.MAX_CYCLES:
-                return left.full_name, right.full_name, tape, polarity, battle
-    raise AssertionError("no battle of this hill reaches the cycle limit")
-
-
 def test_a_battle_of_100000_cycles_loads_fast(browser: webdriver.Chrome, served: Server) -> None:
-    left, right, tape, polarity, battle = longest_battle(served)
+    left, right, tape, polarity, battle = longest_battle(served.hill.queries.standings())
     start = time.perf_counter()
     load(
         browser,
@@ -239,9 +232,36 @@ def test_a_battle_of_100000_cycles_loads_fast(browser: webdriver.Chrome, served:
     )
     print(f"{battle.cycles} cycles: viewer ready in {time.perf_counter() - start:.2f} s")
     browser.find_element(By.ID, "end").click()
+    # the last piece is fetched when it is wanted
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "viewer").get_attribute("data-loading") is None
+    )
     assert browser.find_element(By.ID, "cycle").text == str(battle.cycles)
     assert browser.find_element(By.ID, "outcome").text == battle.summary()
     assert [v.text for v in css(browser, "#tape .v")] == [signed(v) for v in battle.tapes[-1]]
+    # only the pieces looked at came: the first and the last
+    fetched = browser.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter((e) => e.name.includes('/api/trace')).map((e) => e.name)"
+    )
+    assert len(fetched) == 2 and fetched[1].endswith("&from=100000"), fetched
+    # seek into a piece not yet there, then step across into the next one
+    browser.execute_script(
+        "const s = document.getElementById('seek'); s.value = 19995;"
+        "s.dispatchEvent(new Event('input'));"
+    )
+    for cycle in (19995, *range(19996, 20006)):
+        if cycle > 19995:
+            browser.find_element(By.ID, "step").click()
+        WebDriverWait(browser, 30).until(
+            lambda d: d.find_element(By.ID, "viewer").get_attribute("data-loading") is None
+        )
+        assert browser.find_element(By.ID, "cycle").text == str(cycle)
+        assert [v.text for v in css(browser, "#tape .v")] == [
+            signed(v) for v in battle.tapes[cycle]
+        ], cycle
+        markers = [c.text for c in css(browser, "#tape .p.r")]
+        assert markers.index("▲") == battle.right_pointer[cycle]
     assert console_errors(browser) == []
 
 
@@ -263,7 +283,7 @@ def test_history_opens_past_states_and_charts(browser: webdriver.Chrome, served:
 
 
 def pages(served: Server) -> dict[str, str]:
-    standings = served.hill.standings()
+    standings = served.hill.queries.standings()
     top, second = (quote(e.program.full_name) for e in standings.entries[:2])
     return {
         "standings": "/",
@@ -304,5 +324,95 @@ def test_every_page_fits_and_runs_cleanly(
             if shots:
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 browser.save_screenshot(str(Path(shots) / f"{size}-{name}.png"))
+    finally:
+        browser.set_window_size(*SIZES["desktop"])
+
+
+# Where elements are drawn, measured against the viewport and the box that
+# clips them (a table scrolls sideways inside its own box).
+BOXES = """
+const clip = (el) => {
+  const box = el.closest('.scroll');
+  const right = box ? box.getBoundingClientRect().right : window.innerWidth;
+  return Math.min(right, window.innerWidth);
+};
+const inView = (el) => {
+  const r = el.getBoundingClientRect();
+  return r.width > 0 && r.left >= 0 && r.right <= clip(el) + 0.5;
+};
+"""
+
+
+def in_view(driver: webdriver.Chrome, selector: str) -> list[bool]:
+    """For each element the selector finds: drawn wholly within what can be
+    seen without scrolling sideways."""
+    return driver.execute_script(
+        BOXES + "return Array.from(document.querySelectorAll(arguments[0]), inView);", selector
+    )
+
+
+def shown(driver: webdriver.Chrome, selector: str) -> bool:
+    return driver.execute_script(
+        "const el = document.querySelector(arguments[0]);"
+        "return el !== null && el.getBoundingClientRect().height > 0;",
+        selector,
+    )
+
+
+@pytest.fixture
+def phone(browser: webdriver.Chrome) -> Iterator[webdriver.Chrome]:
+    browser.set_window_size(*SIZES["phone"])
+    assert browser.execute_script("return window.innerWidth") == SIZES["phone"][0]
+    yield browser
+    browser.set_window_size(*SIZES["desktop"])
+
+
+def test_a_phone_shows_the_scores_and_says_the_rest_scrolls(
+    phone: webdriver.Chrome, served: Server
+) -> None:
+    load(phone, served.url + "/")
+    for column in ("td.rank", "td.program a:first-child", "td.net", "td.ranking"):
+        assert all(in_view(phone, f"#standings tbody tr {column}")), column
+    # the other columns are there, beyond the edge, and a hint says so
+    assert not in_view(phone, "#standings tbody tr:first-child td:last-child")[0]
+    assert shown(phone, ".scroll-hint") and all(in_view(phone, ".scroll-hint"))
+    # the hint scrolls the table's own box, never the page
+    assert phone.execute_script("return document.documentElement.scrollWidth") <= 390
+    # on a desktop, everything fits and there is nothing to hint at
+    phone.set_window_size(*SIZES["desktop"])
+    load(phone, served.url + "/")
+    assert all(in_view(phone, "#standings thead tr:last-child th"))
+    assert not shown(phone, ".scroll-hint")
+
+
+def test_a_phone_shows_whole_names_in_the_matrix(phone: webdriver.Chrome, served: Server) -> None:
+    load(phone, served.url + "/matrix")
+    names = [e.program.full_name for e in served.hill.queries.standings().entries]
+    links = css(phone, "#matrix th.name a")
+    assert [link.text.replace("\n", "") for link in links] == names
+    assert all(in_view(phone, "#matrix th.name a"))
+    # nothing cut: every name's cell holds all of it
+    assert phone.execute_script(
+        "return Array.from(document.querySelectorAll('#matrix tbody th.name'),"
+        " (th) => th.scrollWidth <= th.clientWidth && th.scrollHeight <= th.clientHeight)"
+    ) == [True] * len(names)
+
+
+@pytest.mark.parametrize("tape", [12, 30])
+@pytest.mark.parametrize("size", SIZES)
+def test_the_tape_shows_both_flags(
+    browser: webdriver.Chrome, served: Server, size: str, tape: int
+) -> None:
+    browser.set_window_size(*SIZES[size])
+    try:
+        load(browser, f"{served.url}/battle?tape={tape}&polarity=kettle")
+        WebDriverWait(browser, 20).until(
+            lambda d: d.find_element(By.ID, "viewer").get_attribute("data-ready")
+        )
+        cells = css(browser, "#tape .c")
+        assert len(cells) == tape
+        flags = in_view(browser, "#tape .c.flag")
+        assert flags == [True, True], (size, tape)
+        assert all(in_view(browser, "#tape .c"))  # and every cell between
     finally:
         browser.set_window_size(*SIZES["desktop"])

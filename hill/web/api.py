@@ -6,15 +6,15 @@ very same ones, so a page and its `/api/...` twin can never disagree.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 from typing import Any
 
 import numpy as np
 
-from hill import engine, scoring
+from hill import engine
+from hill.queries import HillEvent
 from hill.reports import json_report
-from hill.web.state import Change, History, Snapshot
+from hill.web.state import Snapshot, Timeline
 
 TAPES = list(engine.TAPE_LENGTHS)
 
@@ -24,7 +24,7 @@ def iso(time: dt.datetime) -> str:
     return time.isoformat(timespec="seconds") + "Z"
 
 
-def event(change: Change | None) -> dict[str, Any] | None:
+def event(change: HillEvent | None) -> dict[str, Any] | None:
     if change is None:
         return None
     return {
@@ -55,7 +55,7 @@ def matrix(snap: Snapshot) -> dict[str, Any]:
     return {
         "event": event(snap.event),
         "programs": [e.program.full_name for e in snap.standings.entries],
-        "margins": scoring.margins(snap.standings.outcomes).tolist(),
+        "margins": snap.standings.margins().tolist(),
     }
 
 
@@ -138,12 +138,12 @@ def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> d
     }
 
 
-def history(hist: History) -> dict[str, Any]:
+def history(hist: Timeline) -> dict[str, Any]:
     """Every change of the hill, newest first."""
     return {"changes": [event(c) for c in reversed(hist.changes)]}
 
 
-def series(hist: History, full_name: str) -> dict[str, Any]:
+def series(hist: Timeline, full_name: str) -> dict[str, Any]:
     """A program's rank and score (by the ranking method of each state) over time."""
     return {
         "program": full_name,
@@ -158,34 +158,6 @@ def series(hist: History, full_name: str) -> dict[str, Any]:
             }
             for p in hist.series(full_name)
         ],
-    }
-
-
-def _base64(array: np.ndarray, dtype: str) -> str:
-    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode()
-
-
-def trace(snap: Snapshot, left: str, right: str, battle: engine.Trace) -> dict[str, Any]:
-    """A battle compactly: the arrays as base64 little-endian typed arrays
-    (tapes: uint8, (cycles + 1) x tape_length, state-major; pointers: int16;
-    sources: int32 byte offsets), a few MB for the longest battle."""
-    return {
-        "event": event(snap.event),
-        "left": left,
-        "right": right,
-        "tape_length": battle.tape_length,
-        "polarity": battle.polarity,
-        "outcome": battle.outcome,
-        "winner": battle.winner,
-        "reason": battle.reason,
-        "summary": battle.summary(),
-        "cycles": battle.cycles,
-        "encoding": "base64",
-        "tapes": _base64(battle.tapes, "u1"),
-        "left_pointer": _base64(battle.left_pointer, "<i2"),
-        "right_pointer": _base64(battle.right_pointer, "<i2"),
-        "left_source": _base64(battle.left_source, "<i4"),
-        "right_source": _base64(battle.right_source, "<i4"),
     }
 
 

@@ -14,6 +14,8 @@ LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 28
 class Chart:
     width: int
     height: int
+    left: int  # where the plot starts and ends, across
+    right: int
     line: str  # the polyline's points
     dots: list[tuple[float, float, str]]  # x, y, tooltip
     y_ticks: list[tuple[float, str]]
@@ -60,6 +62,8 @@ def line_chart(
     return Chart(
         width=WIDTH,
         height=HEIGHT,
+        left=LEFT,
+        right=WIDTH - RIGHT,
         line=" ".join(f"{cx},{cy}" for cx, cy in coords),
         dots=dots,
         y_ticks=[

@@ -3,14 +3,17 @@ summaries are user input)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jinja2
 from aiohttp import web
+from markupsafe import Markup, escape
 
 from hill import engine
 from hill.web.charts import line_chart
 from hill.web.state import READER
+from hill.web.urls import Urls
 
 env = jinja2.Environment(
     loader=jinja2.PackageLoader("hill.web", "templates"),
@@ -24,9 +27,13 @@ env = jinja2.Environment(
 MINUS = "\u2212"  # a true minus sign, as wide as the plus
 
 
-def signed(value: float) -> str:
-    """+3, 0 or minus 3."""
-    return f"+{value:g}" if value > 0 else f"{MINUS}{-value:g}" if value < 0 else "0"
+def signed(value: float, digits: int | None = None) -> str:
+    """+3, 0 or minus 3 (with `digits`: +3.00, 0.00, minus 3.00)."""
+    form = "g" if digits is None else f".{digits}f"
+    text = format(abs(value), form)
+    if float(text) == 0:
+        return text
+    return f"+{text}" if value > 0 else f"{MINUS}{text}"
 
 
 def shade(margin: int) -> str:
@@ -42,6 +49,12 @@ def when(iso_time: str) -> str:
     return iso_time[:16].replace("T", " ") + " UTC"
 
 
+def breakable(name: str) -> Markup:
+    """A program's name, escaped, that may break after its dots and
+    underscores on a narrow screen (`<wbr>`), rather than anywhere."""
+    return Markup(re.sub(r"([._])", r"\1<wbr>", str(escape(name))))
+
+
 def outcome_word(outcome: int) -> str:
     return {1: "win", 0: "tie", -1: "loss"}[outcome]
 
@@ -51,29 +64,47 @@ def outcome_symbol(outcome: int) -> str:
 
 
 env.filters.update(
-    when=when, signed=signed, shade=shade, outcome=outcome_word, symbol=outcome_symbol
+    when=when,
+    signed=signed,
+    shade=shade,
+    outcome=outcome_word,
+    symbol=outcome_symbol,
+    breakable=breakable,
 )
-env.globals["chart"] = line_chart
+env.globals.update(chart=line_chart, battles=engine.BATTLES)
 
 
 def render(
     request: web.Request, template: str, data: dict[str, Any], status: int = 200
 ) -> web.Response:
-    """The template with the page's dict as `data`, the ?event= it was asked
-    for, and whether the state it shows is no longer the current one."""
+    """The template with the page's dict as `data` and its links: `url` in
+    the state the page shows, `nav` (the site's menu) in the state it was
+    asked for (`asked`, the ?event= if any), whether that state is no longer
+    the current one (`past`), and this very page in the current state (`now`)."""
     event = data.get("event")
+    asked = _asked_state(request)
+    router = request.app.router
     html = env.get_template(template).render(
         data=data,
         path=request.path,
-        event_query=_event_query(request),
+        url=Urls(router, event["id"] if event else None),
+        nav=Urls(router, asked),
+        asked=asked,
         past=bool(event) and event["id"] != request.app[READER].latest,
+        now=_in_current_state(request),
     )
     response = web.Response(text=html, content_type="text/html", status=status)
     response.enable_compression()
     return response
 
 
-def _event_query(request: web.Request) -> str:
-    """`?event=N` when the page was asked for a state, so its links stay in it."""
+def _in_current_state(request: web.Request) -> str:
+    """This page's URL without its ?event=."""
+    query = [(k, v) for k, v in request.query.items() if k != "event"]
+    return str(request.rel_url.with_query(query))
+
+
+def _asked_state(request: web.Request) -> int | None:
+    """The ?event=N the page was asked for, so that its menu stays in that state."""
     event = request.query.get("event", "")
-    return f"?event={event}" if event.isascii() and event.isdigit() else ""
+    return int(event) if event.isascii() and event.isdigit() and len(event) <= 12 else None

@@ -2,8 +2,10 @@
 
 `start_web` runs it on the bot's event loop; `run_web` (`bfjoust web`) runs
 it alone.  Layout: state.py reads the hill (cached, one state at a time),
-api.py shapes each page's data, views.py maps URLs to them, render.py and
-templates/ make the HTML, static/ holds the CSS and the plain JS.
+api.py shapes each page's data, views.py maps URLs to them, urls.py builds
+the links, render.py and templates/ make the HTML, static/ holds the CSS and
+the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
+battles, requestlog.py keeps the access log to one line a request.
 """
 
 from __future__ import annotations
@@ -12,16 +14,18 @@ import logging
 
 from aiohttp import web
 
-from hill.config import IrcSettings, Settings, WebSettings
+from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.logs import configure_logging
+from hill.queries import HillQueries
 from hill.requests import RequestBook
-from hill.service import Hill
 from hill.uploads import UploadLinks
 from hill.web import upload
 from hill.web.git_http import GitHttp
 from hill.web.render import render
+from hill.web.requestlog import AccessLog, quiet_client_errors
 from hill.web.state import READER, HillReader, NotFound
-from hill.web.views import json_response, routes
+from hill.web.trace_store import Busy, TraceStore
+from hill.web.views import TRACES, json_response, routes
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +42,18 @@ SECURITY_HEADERS = {
 }
 
 
+# paths that answer text, errors included
+TEXT_PATHS = ("/source/",)
+
+
 def error_page(request: web.Request, status: int, message: str) -> web.Response:
+    """The error in the kind of answer the path gives: JSON, text or a page."""
     if request.path.startswith("/api/"):
         response = json_response({"error": message, "status": status})
         response.set_status(status)
         return response
+    if request.path.startswith(TEXT_PATHS):
+        return web.Response(text=f"{status}: {message}\n", status=status, charset="utf-8")
     return render(request, "error.html", {"status": status, "message": message}, status=status)
 
 
@@ -53,6 +64,10 @@ async def errors(request: web.Request, handler: web.Handler) -> web.StreamRespon
         return await handler(request)
     except NotFound as error:
         return error_page(request, 404, str(error))
+    except Busy as error:
+        response = error_page(request, 503, str(error))
+        response.headers["Retry-After"] = str(error.retry_after)
+        return response
     except web.HTTPException as error:
         if error.status < 400:
             raise
@@ -68,27 +83,52 @@ async def security_headers(_request: web.Request, response: web.StreamResponse) 
 
 
 def create_app(
-    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+    queries: HillQueries,
+    hill: HillSettings,
+    settings: WebSettings,
+    *,
+    queue_size: int = IrcSettings.queue_size,
 ) -> web.Application:
-    """The application; `queue_size` bounds the requests waiting, uploads included."""
+    """The application on the hill that `queries` reads; `queue_size` bounds
+    the requests waiting, uploads included (an upload is a request for the
+    bot, written in the request book: the hill itself is only read)."""
+    quiet_client_errors()
     app = web.Application(middlewares=[errors])
-    app[READER] = HillReader(hill)
+    app[READER] = HillReader(queries)
+    app[TRACES] = TraceStore(
+        queries.program_code,
+        workers=settings.trace_workers,
+        queue=settings.trace_queue,
+        cache_bytes=settings.trace_cache_mb << 20,
+    )
     app[upload.UPLOADS] = upload.Uploads(
-        UploadLinks(hill.db), RequestBook(hill.db), hill.settings.max_program_bytes, queue_size
+        UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
     )
     app.add_routes(routes)
     app.add_routes(upload.routes)
-    app.add_routes(GitHttp(hill.settings.data_dir / "hill-repo").routes())
+    app.add_routes(GitHttp(hill.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
+    app.on_cleanup.append(_close_threads)
     return app
 
 
+async def _close_threads(app: web.Application) -> None:
+    app[READER].close()
+    app[TRACES].close()
+
+
 async def start_web(
-    hill: Hill, settings: WebSettings, *, queue_size: int = IrcSettings.queue_size
+    queries: HillQueries,
+    hill: HillSettings,
+    settings: WebSettings,
+    *,
+    queue_size: int = IrcSettings.queue_size,
 ) -> web.AppRunner:
     """Serve on settings.bind:settings.port on the running loop; the caller
     does `await runner.cleanup()`."""
-    runner = web.AppRunner(create_app(hill, settings, queue_size=queue_size))
+    runner = web.AppRunner(
+        create_app(queries, hill, settings, queue_size=queue_size), access_log_class=AccessLog
+    )
     await runner.setup()
     await web.TCPSite(runner, settings.bind, settings.port).start()
     log.info("web report on %s", settings.url)
@@ -96,16 +136,20 @@ async def start_web(
 
 
 def run_web(settings: Settings) -> None:
-    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM."""
+    """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It reads
+    the hill (no lock, no migration, no git) and writes only the upload
+    requests the bot plays; HillError if the hill's database is missing or
+    of another schema."""
     configure_logging()
-    hill = Hill(settings.hill)
+    queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
     print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
         web.run_app(
-            create_app(hill, settings.web, queue_size=settings.irc.queue_size),
+            create_app(queries, settings.hill, settings.web, queue_size=settings.irc.queue_size),
             host=settings.web.bind,
             port=settings.web.port,
             print=None,
+            access_log_class=AccessLog,
         )
     finally:
-        hill.close()
+        queries.close()

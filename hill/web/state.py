@@ -3,8 +3,10 @@
 The bot may change the hill at any moment (another thread, or another process
 through SQLite), so every view is taken at one event, one hill state, and
 cached under its id: a page never mixes two states, and while the hill does
-not change a request costs one small query.  The Hill's reads block (SQLite,
-the engine), so they run in a thread.
+not change a request costs one small query.  The reads (hill.queries: plain
+data) block (SQLite), so they run in threads.  Nothing here changes the hill:
+the web report reads a database the bot or `bfjoust hill` made.  Battles are
+trace_store.py's.
 """
 
 from __future__ import annotations
@@ -14,47 +16,24 @@ import bisect
 import datetime as dt
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill import engine
-from hill.service import NAME, OWNER, Hill
+from hill import names
+from hill.queries import HillEvent, HillQueries
 from hill.standings import Entry, Standings
-
-# the events a program on the hill has survived: every newcomer is a challenge
-CHALLENGES = ("join", "challenge", "update")
+from hill.storage import ARRIVALS
 
 T = TypeVar("T")
+READ_THREADS = 2
 
 
 class NotFound(LookupError):
     """Something a URL names does not exist; the message is shown to the reader."""
-
-
-def valid_name(full_name: str) -> bool:
-    owner, dot, name = full_name.partition(".")
-    return bool(dot) and bool(OWNER.fullmatch(owner)) and bool(NAME.fullmatch(name))
-
-
-@dataclass(frozen=True)
-class Change:
-    """One hill event, with the names of the programs it concerns."""
-
-    id: int
-    time: dt.datetime
-    kind: str
-    actor: str
-    summary: str
-    commit: str | None
-    program: str | None  # who arrived
-    displaced: str | None  # who left
-    program_id: int | None
-    method: str
-    # the stored standings after it: {"name", "rank", "points", "scores", ...}
-    entries: tuple[dict[str, Any], ...] = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -70,20 +49,20 @@ class Point:
 
 
 @dataclass(frozen=True)
-class History:
+class Timeline:
     """Every change of the hill, oldest first (built once per hill state, read
     by every request until the next change)."""
 
-    changes: tuple[Change, ...]
+    changes: tuple[HillEvent, ...]
 
     @cached_property
     def _ids(self) -> list[int]:
         return [c.id for c in self.changes]
 
-    def upto(self, event_id: int) -> tuple[Change, ...]:
+    def upto(self, event_id: int) -> tuple[HillEvent, ...]:
         return self.changes[: bisect.bisect_right(self._ids, event_id)]
 
-    def find(self, event_id: int) -> Change | None:
+    def find(self, event_id: int) -> HillEvent | None:
         i = bisect.bisect_left(self._ids, event_id)
         return self.changes[i] if i < len(self._ids) and self._ids[i] == event_id else None
 
@@ -115,7 +94,7 @@ class History:
 class Snapshot:
     """The hill in one state: the standings after event `event` (None: empty hill)."""
 
-    event: Change | None
+    event: HillEvent | None
     standings: Standings
     ages: dict[int, int]  # program id: challenges survived
 
@@ -125,7 +104,7 @@ class Snapshot:
 
     def index(self, full_name: str) -> int:
         """The rank-order index of a program in this state; NotFound if absent."""
-        index = self.standings.index(full_name) if valid_name(full_name) else None
+        index = self.standings.index(full_name) if names.is_full_name(full_name) else None
         if index is not None:
             return index
         raise NotFound(f"no program {full_name} on the hill in this state")
@@ -134,10 +113,10 @@ class Snapshot:
         return self.standings.entries[self.index(full_name)]
 
 
-def ages(standings: Standings, changes: tuple[Change, ...]) -> dict[int, int]:
+def ages(standings: Standings, changes: tuple[HillEvent, ...]) -> dict[int, int]:
     """Challenges each program has survived since it arrived (all in `changes`)."""
     arrivals = {c.program_id: c.id for c in changes if c.program_id is not None}
-    challenges = [c.id for c in changes if c.kind in CHALLENGES]
+    challenges = [c.id for c in changes if c.kind in ARRIVALS]
     return {
         e.program.id: len(challenges) - bisect.bisect_right(challenges, arrivals[e.program.id])
         for e in standings.entries
@@ -165,95 +144,69 @@ class _Cache(OrderedDict[Hashable, Any]):
 
 
 class HillReader:
-    """The read side of the web pages: snapshots, history, sources and traces."""
+    """The read side of the web pages: snapshots, history and sources."""
 
-    def __init__(self, hill: Hill) -> None:
-        self.hill = hill
-        self._history: tuple[Any, History] | None = None
+    def __init__(self, queries: HillQueries) -> None:
+        self.queries = queries
+        self._history: tuple[Any, Timeline] | None = None
         self._snapshots = _Cache(16)
-        self._programs = _Cache(128)  # compiled, by program id
-        self._traces = _Cache(4)  # up to 4 MB each
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
+        # threads of its own: a flood of page requests never holds up the
+        # bot's reads, which share the event loop's default threads
+        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="web-read")
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
 
-    async def history(self) -> History:
+    async def history(self) -> Timeline:
         """Every change up to the current state (rebuilt when the hill changes)."""
-        state = await self._run(self.hill.latest_state)
+        state = await self._run(self.queries.latest_state)
         return await self._history_at(state)
 
-    async def _history_at(self, state: tuple[int, str | None] | None) -> History:
+    async def _history_at(self, state: tuple[int, str | None] | None) -> Timeline:
         self.latest = state[0] if state else None
         async with self._building:
             if self._history is None or self._history[0] != state:
-                self._history = (state, await self._run(self._read_history))
+                changes = await self._run(self.queries.changes)
+                self._history = (state, Timeline(tuple(changes)))
             return self._history[1]
-
-    def _read_history(self) -> History:
-        names = self.hill.program_names()
-        return History(
-            tuple(
-                Change(
-                    id=e.id,
-                    time=e.time,
-                    kind=e.kind,
-                    actor=e.actor,
-                    summary=e.summary,
-                    commit=e.commit,
-                    program=names.get(e.program_id) if e.program_id else None,
-                    displaced=names.get(e.displaced_id) if e.displaced_id else None,
-                    program_id=e.program_id,
-                    method=e.standings["method"],
-                    entries=tuple(e.standings["entries"]),
-                )
-                for e in self.hill.changes()
-            )
-        )
 
     async def snapshot(self, event_id: int | None = None) -> Snapshot:
         """The hill after event `event_id` (default: now); NotFound if no such state."""
-        state = await self._run(self.hill.latest_state)
+        state = await self._run(self.queries.latest_state)
         history = await self._history_at(state)
         if event_id is None:
             if state is None:
-                empty = await self._run(self.hill.standings)
-                return Snapshot(None, empty, {})
+                return Snapshot(None, Standings.empty(self.queries.ranking), {})
             event_id = state[0]
-        change = history.find(event_id)
-        if change is None:
-            raise NotFound(f"no hill state {event_id}")
+        change = history.find(event_id) or await self._in_force(history, event_id)
         key = (change.id, change.commit)
         cached = self._snapshots.get_or(key)
         if cached is None:
-            standings = await self._run(self.hill.event_standings, change.id)
+            standings = await self._run(self.queries.standings_at, change.id)
             cached = self._snapshots.put(
                 key, Snapshot(change, standings, ages(standings, history.upto(change.id)))
             )
         return cached
 
+    async def _in_force(self, history: Timeline, event_id: int) -> HillEvent:
+        """The state in force at an event that is no change of the hill (a
+        `!bfjoust-test` trial, which takes an event id but changes nothing).
+        Ids are never reused, so those between two changes all exist."""
+        earlier = history.upto(event_id)
+        if not earlier or (earlier[-1] is history.changes[-1] and not await self._exists(event_id)):
+            raise NotFound(f"no hill state {event_id}")
+        return earlier[-1]
+
+    async def _exists(self, event_id: int) -> bool:
+        return await self._run(self.queries.has_event, event_id)
+
     async def code(self, snapshot: Snapshot, full_name: str) -> bytes:
-        return await self._run(self.hill.program_code, snapshot.entry(full_name).program.id)
-
-    async def _compiled(self, program_id: int) -> engine.Program:
-        program = self._programs.get_or(program_id)
-        if program is None:
-            code = await self._run(self.hill.program_code, program_id)
-            program = self._programs.put(program_id, await self._run(engine.compile_program, code))
-        return program
-
-    async def trace(
-        self, snapshot: Snapshot, left: str, right: str, tape: int, polarity: str
-    ) -> engine.Trace:
-        """One battle of two programs of the state, by the engine that scored it."""
-        ids = (snapshot.entry(left).program.id, snapshot.entry(right).program.id)
-        key = (*ids, tape, polarity)
-        cached = self._traces.get_or(key)
-        if cached is None:
-            programs = [await self._compiled(i) for i in ids]
-            cached = self._traces.put(key, await self._run(engine.trace, *programs, tape, polarity))
-        return cached
+        return await self._run(self.queries.program_code, snapshot.entry(full_name).program.id)
 
 
 READER = web.AppKey("reader", HillReader)

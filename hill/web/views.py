@@ -1,11 +1,13 @@
 """The request handlers: each page is an HTML view and a JSON twin of the same data.
 
-`page(html_path, api_path, template)` registers both for one loader, a
-coroutine that turns a request into the page's dict (see api.py).
+`page(name, html_path, api_path, template)` registers both for one loader, a
+coroutine that turns a request into the page's dict (see api.py), as the
+routes `name` and `name-json`; urls.py builds every link from these names.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -15,11 +17,14 @@ from typing import Any
 from aiohttp import web
 
 from hill import engine
+from hill.names import is_full_name
 from hill.web import api
 from hill.web.render import render
-from hill.web.state import READER, HillReader, NotFound, Snapshot, valid_name
+from hill.web.state import READER, HillReader, NotFound, Snapshot
+from hill.web.trace_store import TraceStore
 
 routes = web.RouteTableDef()
+TRACES = web.AppKey("traces", TraceStore)
 Loader = Callable[[web.Request], Awaitable[dict[str, Any]]]
 STATIC = Path(__file__).parent / "static"
 STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
@@ -33,7 +38,7 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
-def page(html_path: str, api_path: str, template: str) -> Callable[[Loader], Loader]:
+def page(name: str, html_path: str, api_path: str, template: str) -> Callable[[Loader], Loader]:
     """Serve a loader's dict as JSON at api_path and through a template at html_path."""
 
     def register(load: Loader) -> Loader:
@@ -43,8 +48,8 @@ def page(html_path: str, api_path: str, template: str) -> Callable[[Loader], Loa
         async def as_html(request: web.Request) -> web.Response:
             return render(request, template, await load(request))
 
-        routes.get(api_path)(as_json)
-        routes.get(html_path)(as_html)
+        routes.get(api_path, name=f"{name}-json")(as_json)
+        routes.get(html_path, name=name)(as_html)
         return load
 
     return register
@@ -56,7 +61,7 @@ def reader(request: web.Request) -> HillReader:
 
 def name_param(request: web.Request, key: str = "name") -> str:
     name = request.match_info.get(key) or request.query.get(key, "")
-    if not valid_name(name):
+    if not is_full_name(name):
         raise NotFound(f"no program {name[:60]!r}")
     return name
 
@@ -75,34 +80,34 @@ async def snapshot(request: web.Request) -> Snapshot:
     return await reader(request).snapshot(int_param(request, "event"))
 
 
-@page("/", "/api/standings", "standings.html")
+@page("standings", "/", "/api/standings", "standings.html")
 async def standings(request: web.Request) -> dict[str, Any]:
     return api.standings(await snapshot(request))
 
 
-@page("/matrix", "/api/matrix", "matrix.html")
+@page("matrix", "/matrix", "/api/matrix", "matrix.html")
 async def matrix(request: web.Request) -> dict[str, Any]:
     return api.matrix(await snapshot(request))
 
 
-@page(f"/program/{NAME}", f"/api/breakdown/{NAME}", "breakdown.html")
+@page("program", f"/program/{NAME}", f"/api/breakdown/{NAME}", "breakdown.html")
 async def breakdown(request: web.Request) -> dict[str, Any]:
     return api.breakdown(await snapshot(request), name_param(request))
 
 
-@page(f"/program/{NAME}/vs/{OTHER}", f"/api/breakdown/{NAME}/{OTHER}", "pair.html")
+@page("pair", f"/program/{NAME}/vs/{OTHER}", f"/api/breakdown/{NAME}/{OTHER}", "pair.html")
 async def pair(request: web.Request) -> dict[str, Any]:
     snap = await snapshot(request)
     return api.pair(snap, name_param(request), name_param(request, "other"))
 
 
-@page("/history", "/api/history", "history.html")
+@page("history", "/history", "/api/history", "history.html")
 async def history(request: web.Request) -> dict[str, Any]:
     hist = await reader(request).history()
     return {**api.history(hist), "names": hist.names}
 
 
-@page(f"/history/{NAME}", f"/api/history/{NAME}", "series.html")
+@page("series", f"/history/{NAME}", f"/api/history/{NAME}", "series.html")
 async def series(request: web.Request) -> dict[str, Any]:
     name = name_param(request)
     data = api.series(await reader(request).history(), name)
@@ -127,23 +132,37 @@ def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, 
     return left, right, tape, polarity
 
 
-@routes.get("/api/trace")
+@routes.get("/api/trace", name="battle-json")
 async def trace(request: web.Request) -> web.Response:
+    """One piece of a battle (see trace_pieces.py): the one holding cycle ?from=."""
     snap = await snapshot(request)
     left, right, tape, polarity = battle_params(request, snap)
-    battle = await reader(request).trace(snap, left, right, tape, polarity)
-    if request.query.get("format") == "lists":
-        return json_response(battle.to_json())
-    return json_response(api.trace(snap, left, right, battle))
+    at = int_param(request, "from") or 0
+    ids = (snap.entry(left).program.id, snap.entry(right).program.id)
+    try:
+        piece = await request.app[TRACES].piece(*ids, tape, polarity, at)
+    except IndexError:
+        raise NotFound(f"the battle ends before cycle {at}") from None
+    return gzipped_json(request, piece)
 
 
-@routes.get("/battle")
+def gzipped_json(request: web.Request, body: bytes) -> web.Response:
+    """Stored gzipped JSON as it is (every browser takes gzip), or unpacked."""
+    headers = {"Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("Accept-Encoding", ""):
+        headers["Content-Encoding"] = "gzip"
+    else:
+        body = gzip.decompress(body)  # a piece: at most a few hundred KB
+    return web.Response(body=body, content_type="application/json", headers=headers)
+
+
+@routes.get("/battle", name="battle")
 async def battle(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     return render(request, "battle.html", api.battle(snap, *battle_params(request, snap)))
 
 
-@routes.get(f"/source/{NAME}")
+@routes.get(f"/source/{NAME}", name="source")
 async def source_text(request: web.Request) -> web.Response:
     """The program's code exactly as submitted; text/plain, never rendered as HTML."""
     snap = await snapshot(request)
@@ -153,14 +172,14 @@ async def source_text(request: web.Request) -> web.Response:
     return response
 
 
-@routes.get(f"/api/source/{NAME}")
+@routes.get(f"/api/source/{NAME}", name="source-json")
 async def source_json(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     name = name_param(request)
     return json_response(api.source(snap, name, await reader(request).code(snap, name)))
 
 
-@routes.get("/static/{file}")
+@routes.get("/static/{file}", name="static")
 async def static(request: web.Request) -> web.StreamResponse:
     """The stylesheet, scripts and icon: only the files shipped, by exact name."""
     file = request.match_info["file"]

@@ -1,11 +1,14 @@
-// The battle viewer: plays back one battle from /api/trace (typed arrays, see
-// README), drawing only the current state, so 100000 cycles cost nothing
-// until shown.  Sources are shown as a window around the current instruction,
-// so an 800 KB program never reaches the DOM whole.
+// The battle viewer: plays back one battle from /api/trace, drawing only the
+// current state.  The battle comes in pieces of up to piece_states states
+// (see hill/web/trace_pieces.py): the first one with a picture of the whole
+// battle, the others fetched when the viewer gets near them, so even a
+// 100000-cycle battle shows at once.  Sources are shown as a window around
+// the current instruction, so an 800 KB program never reaches the DOM whole.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const viewer = $("viewer");
+const BUSY_RETRIES = 10;
 
 function decode(base64) {
   const text = atob(base64);
@@ -14,10 +17,73 @@ function decode(base64) {
   return bytes;
 }
 
+const sleep = (seconds) => new Promise((done) => setTimeout(done, seconds * 1000));
+
+// A busy hill answers 503 with Retry-After: wait that long and ask again.
 async function fetchOk(url, as) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: ${response.status}`);
-  return response[as]();
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(url);
+    if (response.status === 503 && attempt < BUSY_RETRIES) {
+      await sleep(Number(response.headers.get("Retry-After")) || 2);
+      continue;
+    }
+    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    return response[as]();
+  }
+}
+
+// The battle's arrays, filled in piece by piece.
+class Battle {
+  constructor(first, url) {
+    this.url = url;
+    this.length = first.tape_length;
+    this.cycles = first.cycles;
+    this.pieceStates = first.piece_states;
+    const states = this.cycles + 1;
+    this.tapes = new Uint8Array(states * this.length);
+    this.pointers = [new Int8Array(states), new Int8Array(states)];
+    this.offsets = [new Int32Array(this.cycles), new Int32Array(this.cycles)];
+    this.loaded = new Array(first.pieces).fill(false);
+    this.loading = new Map(); // piece index: its promise
+    this.add(first);
+  }
+
+  piece(cycle) { return Math.floor(cycle / this.pieceStates); }
+
+  has(cycle) { return this.loaded[this.piece(cycle)]; }
+
+  // the piece holding `cycle`, fetched once
+  load(cycle) {
+    const index = this.piece(cycle);
+    if (this.loaded[index]) return Promise.resolve();
+    if (!this.loading.has(index)) {
+      const url = `${this.url}&from=${index * this.pieceStates}`;
+      this.loading.set(index, fetchOk(url, "json").then((piece) => this.add(piece))
+        .finally(() => this.loading.delete(index)));
+    }
+    return this.loading.get(index);
+  }
+
+  add(piece) {
+    const n = this.length;
+    const start = piece.from;
+    this.tapes.set(decode(piece.tape), start * n);
+    // each later state: the state before, then its changed cells
+    const changes = decode(piece.changes);
+    const cells = decode(piece.cells);
+    const values = decode(piece.values);
+    let change = 0;
+    for (let k = 1; k < piece.count; k++) {
+      const at = (start + k) * n;
+      this.tapes.copyWithin(at, at - n, at);
+      for (let j = 0; j < changes[k - 1]; j++, change++) this.tapes[at + cells[change]] = values[change];
+    }
+    [piece.left_pointer, piece.right_pointer].forEach((data, side) =>
+      this.pointers[side].set(new Int8Array(decode(data).buffer), start));
+    [piece.left_source, piece.right_source].forEach((data, side) =>
+      this.offsets[side].set(new Int32Array(decode(data).buffer), start));
+    this.loaded[this.piece(start)] = true;
+  }
 }
 
 // A program's source: byte offsets to line:column, and a window of text.
@@ -77,13 +143,12 @@ class Source {
 }
 
 class Viewer {
-  constructor(trace, leftCode, rightCode) {
-    this.trace = trace;
-    this.length = trace.tape_length;
-    this.cycles = trace.cycles;
-    this.tapes = decode(trace.tapes);
-    this.pointers = [trace.left_pointer, trace.right_pointer].map((b) => new Int16Array(decode(b).buffer));
-    this.offsets = [trace.left_source, trace.right_source].map((b) => new Int32Array(decode(b).buffer));
+  constructor(first, url, leftCode, rightCode) {
+    this.battle = new Battle(first, url);
+    this.summary = first.summary;
+    this.outcome = first.outcome;
+    this.length = first.tape_length;
+    this.cycles = first.cycles;
     this.sources = [
       new Source(leftCode, $("left-source"), $("left-where")),
       new Source(rightCode, $("right-source"), $("right-where")),
@@ -92,7 +157,7 @@ class Viewer {
     this.playing = false;
     this.mode = "signed";
     this.buildTape();
-    this.drawOverview();
+    this.drawOverview(first.overview);
     $("cycles").textContent = this.cycles;
     $("seek").max = this.cycles;
     this.bind();
@@ -118,15 +183,19 @@ class Viewer {
     }
   }
 
-  // The whole battle as one picture: column x is cycle x * cycles / width,
-  // row band i is cell i; drawn once, the current cycle marked over it.
-  drawOverview() {
+  // The whole battle as one picture, from the states the first piece samples
+  // evenly: column x is sample x * (samples - 1) / (width - 1), row band i
+  // is cell i; drawn once, the current cycle marked over it.
+  drawOverview(overview) {
     const canvas = $("overview");
     const width = canvas.width;
     const band = Math.max(2, Math.floor(canvas.height / this.length));
     canvas.height = band * this.length;
     const context = canvas.getContext("2d");
     const image = context.createImageData(width, canvas.height);
+    const tapes = decode(overview.tapes);
+    const pointers = [overview.left_pointer, overview.right_pointer].map((data) => new Int8Array(decode(data).buffer));
+    const samples = overview.cycles.length;
     const paint = (x, y, [r, g, b], alpha) => {
       for (let dy = 0; dy < band; dy++) {
         const at = ((y * band + dy) * width + x) * 4;
@@ -134,13 +203,13 @@ class Viewer {
       }
     };
     for (let x = 0; x < width; x++) {
-      const k = Math.round((x * this.cycles) / (width - 1));
+      const s = Math.round((x * (samples - 1)) / (width - 1));
       for (let i = 0; i < this.length; i++) {
-        const value = this.tapes[k * this.length + i];
+        const value = tapes[s * this.length + i];
         const size = value > 127 ? 256 - value : value;
         paint(x, i, [99, 102, 241], Math.round((size / 128) * 255));
       }
-      const [left, right] = this.pointers.map((p) => p[k]);
+      const [left, right] = pointers.map((p) => p[s]);
       if (left >= 0 && left < this.length) paint(x, left, [37, 99, 235], 255);
       if (right >= 0 && right < this.length) paint(x, right, [234, 88, 12], 255);
     }
@@ -167,13 +236,39 @@ class Viewer {
     return String(value > 127 ? value - 256 : value);
   }
 
+  // Go to `cycle`: the counters at once, the tape and sources when its
+  // piece is there (fetched now if need be).
   show(cycle) {
     this.cycle = Math.max(0, Math.min(this.cycles, cycle));
     const k = this.cycle;
+    $("cycle").textContent = k;
+    $("seek").value = k;
+    this.markOverview();
+    const outcome = $("outcome");
+    const over = k === this.cycles;
+    outcome.textContent = over ? this.summary : "";
+    outcome.className = "outcome" + (over ? [" loss", "", " win"][this.outcome + 1] : "");
+    if (over) this.pause();
+    const battle = this.battle;
+    if (!battle.has(k)) {
+      viewer.dataset.loading = "true";
+      battle.load(k).then(() => { if (this.cycle === k) this.show(k); }, (error) => this.failed(error));
+      return;
+    }
+    delete viewer.dataset.loading;
+    this.drawState(k);
+    // fetch the next piece while this one plays
+    if (k + battle.pieceStates / 2 <= this.cycles && !battle.has(k + battle.pieceStates / 2)) {
+      battle.load(k + battle.pieceStates / 2).catch((error) => this.failed(error));
+    }
+  }
+
+  drawState(k) {
+    const battle = this.battle;
     const base = k * this.length;
-    const [left, right] = this.pointers.map((p) => p[k]);
+    const [left, right] = battle.pointers.map((p) => p[k]);
     for (let i = 0; i < this.length; i++) {
-      const value = this.tapes[base + i];
+      const value = battle.tapes[base + i];
       const c = this.cells[i];
       c.value.textContent = this.format(value);
       const signed = value > 127 ? 256 - value : value;
@@ -185,15 +280,12 @@ class Viewer {
     }
     // the instruction each program runs in the next cycle (the last one at the end)
     const at = Math.min(k, this.cycles - 1);
-    this.sources.forEach((source, side) => source.show(this.offsets[side][at], k === this.cycles));
-    $("cycle").textContent = k;
-    $("seek").value = k;
-    this.markOverview();
-    const outcome = $("outcome");
-    const over = k === this.cycles;
-    outcome.textContent = over ? this.trace.summary : "";
-    outcome.className = "outcome" + (over ? [" loss", "", " win"][this.trace.outcome + 1] : "");
-    if (over) this.pause();
+    this.sources.forEach((source, side) => source.show(battle.offsets[side][at], k === this.cycles));
+  }
+
+  failed(error) {
+    this.pause();
+    $("outcome").textContent = `This part of the battle could not be loaded: ${error.message}`;
   }
 
   play() {
@@ -209,7 +301,9 @@ class Viewer {
       if (due >= 1) {
         const steps = Math.floor(due);
         due -= steps;
-        this.show(this.cycle + steps);
+        // wait at the end of what has arrived for the next piece
+        if (this.battle.has(Math.min(this.cycles, this.cycle + steps))) this.show(this.cycle + steps);
+        else { due = 0; this.battle.load(this.cycle + steps).catch((error) => this.failed(error)); }
       }
       if (this.playing) requestAnimationFrame(tick);
     };
@@ -247,12 +341,13 @@ class Viewer {
 
 async function start() {
   try {
-    const [trace, left, right] = await Promise.all([
-      fetchOk(viewer.dataset.trace, "json"),
+    const url = viewer.dataset.trace;
+    const [first, left, right] = await Promise.all([
+      fetchOk(url, "json"),
       fetchOk(viewer.dataset.leftSource, "arrayBuffer"),
       fetchOk(viewer.dataset.rightSource, "arrayBuffer"),
     ]);
-    window.battle = new Viewer(trace, new Uint8Array(left), new Uint8Array(right));
+    window.battle = new Viewer(first, url, new Uint8Array(left), new Uint8Array(right));
     $("loading").remove();
     viewer.dataset.ready = "true";
   } catch (error) {

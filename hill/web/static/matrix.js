@@ -14,7 +14,8 @@ function describe(link) {
   const b = col.title;
   const margin = parseInt(link.textContent.replace("−", "-"), 10);
   const verdict = margin > 0 ? `${a} wins` : margin < 0 ? `${b} wins` : "a tie";
-  info.textContent = `${a} vs ${b}: ${link.textContent} (${verdict}) — click for the 42 battles`;
+  const battles = info.dataset.battles;
+  info.textContent = `${a} vs ${b}: ${link.textContent} (${verdict}) — click for the ${battles} battles`;
   for (const el of lit) el.classList.remove("hl");
   lit = [row.cells[0], row.cells[1], col];
   for (const el of lit) el.classList.add("hl");

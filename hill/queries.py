@@ -1,0 +1,192 @@
+"""The hill's read side: queries that answer with plain frozen data, never a
+database row, so the web pages, the bot and the command line hold no
+session.  Readers never change the hill: `HillQueries.open` reads a
+database that the writer (hill.service) has made, and git is none of their
+business.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session, aliased
+
+from hill import arena, names
+from hill.errors import HillError
+from hill.standings import Contestant, Entry, Standings
+from hill.storage import HILL_CHANGES, Database, Event, EventKind, Program, ProgramStatus
+
+DATABASE = "hill.sqlite3"  # in the data folder
+
+
+@dataclass(frozen=True)
+class HillEvent:
+    """One hill event as plain data, with the names of the programs it concerns."""
+
+    id: int
+    time: dt.datetime
+    kind: EventKind
+    actor: str
+    summary: str
+    commit: str | None  # the git commit that records it (None: not yet, or a test)
+    program: str | None  # who arrived (or was tested)
+    displaced: str | None  # who left
+    program_id: int | None
+    displaced_id: int | None
+    method: str  # the ranking method of the standings after it
+    # the stored standings after it: {"id", "name", "rank", "points", "scores", ...}
+    entries: tuple[dict[str, Any], ...] = field(repr=False)
+
+
+class HillQueries:
+    """Reads of the hill: the standings now or after any event, the events,
+    a program's code.  Thread-safe: every call has its own session."""
+
+    def __init__(self, db: Database, ranking: str) -> None:
+        self.db = db
+        self.ranking = ranking  # the method of an empty hill's standings
+
+    @classmethod
+    def open(cls, data_dir: Path, ranking: str) -> HillQueries:
+        """The hill in `data_dir`, read only; HillError if its database is
+        missing or of another schema (the writer makes and upgrades it)."""
+        return cls(Database.existing(data_dir / DATABASE), ranking)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def latest_state(self) -> tuple[int, str | None] | None:
+        """The id and git commit of the event that made the current hill
+        state (None: no state yet); cheap, for readers that cache by it."""
+        with self.db.session() as session:
+            query = select(Event.id, Event.commit).where(Event.kind.in_(HILL_CHANGES))
+            row = session.execute(query.order_by(Event.id.desc()).limit(1)).first()
+            return None if row is None else (row.id, row.commit)
+
+    def standings(self) -> Standings:
+        """The hill now."""
+        with self.db.session() as session:
+            return self.current(session)[1]
+
+    def standings_at(self, event_id: int) -> Standings:
+        """The hill right after event `event_id`."""
+        with self.db.session() as session:
+            event = session.get(Event, event_id)
+            if event is None:
+                raise HillError(f"no event {event_id}")
+            return _standings_of(session, event)
+
+    def events(self, full_name: str | None = None) -> list[HillEvent]:
+        """Every event, tests too (or those of one program), oldest first."""
+        query = _events()
+        if full_name is not None:
+            owner, name = names.split(full_name)
+            ids = select(Program.id).where(Program.owner == owner, Program.name == name)
+            query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
+        return self._read(query)
+
+    def changes(self) -> list[HillEvent]:
+        """The events that changed the hill, oldest first."""
+        return self._read(_events().where(Event.kind.in_(HILL_CHANGES)))
+
+    def has_event(self, event_id: int) -> bool:
+        """Whether event `event_id` exists (a hill change or a test)."""
+        with self.db.session() as session:
+            return session.scalar(select(Event.id).where(Event.id == event_id)) is not None
+
+    def owners(self) -> set[str]:
+        """Every owner that has had a program on the hill, spelt as stored
+        (tests aside: anyone may test under any nick)."""
+        been = (ProgramStatus.HILL, ProgramStatus.LEFT)
+        with self.db.session() as session:
+            query = select(Program.owner).where(Program.status.in_(been)).distinct()
+            return set(session.scalars(query))
+
+    def program_code(self, program_id: int) -> bytes:
+        with self.db.session() as session:
+            code = session.scalar(select(Program.code).where(Program.id == program_id))
+            if code is None:
+                raise HillError(f"no program {program_id}")
+            return code
+
+    def current(self, session: Session) -> tuple[int | None, Standings]:
+        """The hill now and the change that made it (None: no change yet),
+        in the caller's session (the writer's, under its lock)."""
+        query = select(Event).where(Event.kind.in_(HILL_CHANGES))
+        event = session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
+        if event is None:
+            return None, Standings.empty(self.ranking)
+        return event.id, _standings_of(session, event)
+
+    def _read(self, query: Select[Any]) -> list[HillEvent]:
+        with self.db.session() as session:
+            return [_event(*row) for row in session.execute(query)]
+
+
+def code_by_hash(session: Session, code_hash: str) -> bytes:
+    """The code of a stored program with this hash."""
+    query = select(Program.code).where(Program.code_hash == code_hash).limit(1)
+    code = session.scalar(query)
+    if code is None:
+        raise HillError(f"no program with code {code_hash}")
+    return code
+
+
+_Arrived, _Left = aliased(Program), aliased(Program)
+
+
+def _events() -> Select[Any]:
+    """Events with the names of their programs, oldest first."""
+    return (
+        select(Event, _Arrived.owner, _Arrived.name, _Left.owner, _Left.name)
+        .outerjoin(_Arrived, Event.program_id == _Arrived.id)
+        .outerjoin(_Left, Event.displaced_id == _Left.id)
+        .order_by(Event.id)
+    )
+
+
+def _event(
+    row: Event, owner: str | None, name: str | None, left_owner: str | None, left: str | None
+) -> HillEvent:
+    return HillEvent(
+        id=row.id,
+        time=row.time,
+        kind=row.kind,
+        actor=row.actor,
+        summary=row.summary,
+        commit=row.commit,
+        program=names.full_name(owner, name) if owner and name else None,
+        displaced=names.full_name(left_owner, left) if left_owner and left else None,
+        program_id=row.program_id,
+        displaced_id=row.displaced_id,
+        method=row.standings["method"],
+        entries=tuple(row.standings["entries"]),
+    )
+
+
+def _standings_of(session: Session, event: Event) -> Standings:
+    """The standings stored with an event, with the outcomes of its jousts."""
+    records = event.standings["entries"]
+    ids = [r["id"] for r in records]
+    query = select(
+        Program.id, Program.owner, Program.name, Program.submitted_at, Program.code_hash
+    ).where(Program.id.in_(ids))
+    programs = {row.id: Contestant(**row._mapping) for row in session.execute(query)}
+    contestants = [programs[i] for i in ids]
+    hashes = [c.code_hash for c in contestants]
+    outcomes = arena.load(session, hashes).matrix(hashes)
+    entries = tuple(
+        Entry(
+            program=contestant,
+            rank=r["rank"],
+            previous_rank=r["previous_rank"],
+            points=r["points"],
+            scores=r["scores"],
+        )
+        for contestant, r in zip(contestants, records, strict=True)
+    )
+    return Standings(event.standings["method"], entries, outcomes)

@@ -1,0 +1,92 @@
+"""Every link of the pages, built from the named routes of views.py.
+
+One method per kind of page (as datasette's `urls`), so no template spells a
+path or quotes a name: `url.program(name)`, `url.pair(a, b)`,
+`url.battle(a, b, tape, polarity)`, `url.state(event)` ...  A builder keeps
+its links in one hill state (`?event=N`; None: the current one), and
+`url.json` gives the same pages' JSON twins.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+
+class Urls:
+    """Links to the pages (or, `json`, their JSON twins), in hill state `state`."""
+
+    def __init__(
+        self, router: web.UrlDispatcher, state: int | None = None, *, json: bool = False
+    ) -> None:
+        self._router = router
+        self.event = state
+        self._json = json
+
+    @property
+    def json(self) -> Urls:
+        """The JSON twins of the same pages."""
+        return Urls(self._router, self.event, json=True)
+
+    def _link(
+        self,
+        route: str,
+        query: dict[str, Any] | None = None,
+        *,
+        stateful: bool = True,
+        **parts: str,
+    ) -> str:
+        """The route's URL with its path parts quoted, in this builder's state."""
+        name = f"{route}-json" if self._json else route
+        url = self._router[name].url_for(**parts)
+        query = dict(query or {})
+        if stateful and self.event is not None:
+            query["event"] = self.event
+        return str(url.with_query(query) if query else url)
+
+    def standings(self) -> str:
+        return self._link("standings")
+
+    def at(self, state: int | None) -> Urls:
+        """The same links in another hill state."""
+        return Urls(self._router, state, json=self._json)
+
+    def state(self, event: int) -> str:
+        """The standings after hill event `event`."""
+        return self.at(event).standings()
+
+    def matrix(self) -> str:
+        return self._link("matrix")
+
+    def program(self, name: str) -> str:
+        return self._link("program", name=name)
+
+    def pair(self, left: str, right: str) -> str:
+        return self._link("pair", name=left, other=right)
+
+    def battle(
+        self,
+        left: str | None = None,
+        right: str | None = None,
+        tape: int | None = None,
+        polarity: str | None = None,
+    ) -> str:
+        """The battle viewer (JSON: the battle's first piece); by default the
+        top two programs on the shortest tape."""
+        query = {"left": left, "right": right, "tape": tape, "polarity": polarity}
+        return self._link("battle", {k: v for k, v in query.items() if v is not None})
+
+    def source(self, name: str) -> str:
+        return self._link("source", name=name)
+
+    def history(self) -> str:
+        """Every change of the hill (in no one state)."""
+        return self._link("history", stateful=False)
+
+    def series(self, name: str) -> str:
+        """A program's rank and score over time (in no one state)."""
+        return self._link("series", stateful=False, name=name)
+
+    def static(self, file: str) -> str:
+        return str(self._router["static"].url_for(file=file))
