@@ -46,6 +46,7 @@ bench: setup system-run
 	$(BIN)/python bench/submit.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/trace_load.py
+	$(BIN)/python bench/tournament.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/*.so
