@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, aliased
 from hill import arena, names
 from hill.errors import HillError
 from hill.standings import Contestant, Entry, Standings
-from hill.storage import HILL_CHANGES, Database, Event, EventKind, Program
+from hill.storage import HILL_CHANGES, Database, Event, EventKind, Program, ProgramStatus
 
 DATABASE = "hill.sqlite3"  # in the data folder
 
@@ -97,6 +97,14 @@ class HillQueries:
         """Whether event `event_id` exists (a hill change or a test)."""
         with self.db.session() as session:
             return session.scalar(select(Event.id).where(Event.id == event_id)) is not None
+
+    def owners(self) -> set[str]:
+        """Every owner that has had a program on the hill, spelt as stored
+        (tests aside: anyone may test under any nick)."""
+        been = (ProgramStatus.HILL, ProgramStatus.LEFT)
+        with self.db.session() as session:
+            query = select(Program.owner).where(Program.status.in_(been)).distinct()
+            return set(session.scalars(query))
 
     def program_code(self, program_id: int) -> bytes:
         with self.db.session() as session:
