@@ -15,6 +15,7 @@ from bot.client import Incoming, IrcClient
 from bot.commands import Commands
 from bot.identity import Sender
 from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
+from bot.ladder import LadderWorker
 from bot.runner import Runner
 from hill.config import Settings
 from hill.logs import configure_logging
@@ -32,6 +33,8 @@ class HillBot:
         self.client = IrcClient(settings.irc, self._on_message)
         self.runner = Runner(hill, settings, self._answer, self._refund)
         self.commands = Commands(settings, hill, self.runner, self.client.reply)
+        # the all-time ladder, while no request is open in the runner's book
+        self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
@@ -62,10 +65,12 @@ class HillBot:
 
     async def run(self) -> None:
         await self.runner.start()
+        self.ladder.start()
         await self.client.run()
 
     async def stop(self) -> None:
         await self.client.stop()
+        await self.ladder.close()
         await self.runner.close()
 
 

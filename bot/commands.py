@@ -19,13 +19,16 @@ import structlog
 from bot.client import Incoming
 from bot.fetch import FetchError, fetch_program, is_url
 from bot.identity import Sender
+from bot.ladder import LadderCommand
 from bot.runner import Runner
 from bot.throttle import RateLimiter
 from hill import names
 from hill.config import Settings
+from hill.hill_stats import StatisticsByState
 from hill.requests import QueueFull
 from hill.service import Hill, HillError
 from hill.standings import Standings
+from hill.statistics import Statistics
 from hill.uploads import UploadLinks
 
 log = structlog.get_logger(__name__)
@@ -83,12 +86,14 @@ class Commands:
         )
         self.limit_keys: dict[str, str] = {}  # owner -> whose limit their last submission used
         self.tasks: set[asyncio.Task[None]] = set()
+        self.statistics = StatisticsByState(hill.queries)
         table = [
             Command("", "NAME CODE|URL", self.challenge, vouched=True),
             Command("-test", "NAME CODE|URL", self.test, vouched=True),
             Command("-upload", "NAME [test]", self.upload, vouched=True),
             Command("-withdraw", "NAME", self.withdraw, vouched=True),
             Command("-rank", "NAME|OWNER.NAME", self.rank),
+            Command("-ladder", "[NAME|OWNER.NAME]", LadderCommand(hill, settings.web.url, reply)),
             Command("-report", "", self.report),
             Command("-help", "", self.help),
             Command("-remove", "OWNER.NAME", self.remove, admin=True, vouched=True),
@@ -272,8 +277,8 @@ class Commands:
     async def rank(self, message: Incoming, args: str) -> None:
         if not args or " " in args:
             raise Usage("a program's name")
-        standings = await self._standings()
-        self.reply(message, rank_line(standings, find(standings, args, message.sender)))
+        standings, stats = await asyncio.to_thread(self.statistics.current)
+        self.reply(message, rank_line(standings, find(standings, args, message.sender), stats))
 
 
 def _duration(seconds: int) -> str:
@@ -304,10 +309,14 @@ def find(standings: Standings, name: str, sender: Sender) -> int:
     return matches[0]
 
 
-def rank_line(standings: Standings, index: int) -> str:
+def rank_line(standings: Standings, index: int, stats: Statistics) -> str:
+    """Rank with its 95% interval (the configuration bootstrap), score,
+    points and worst opponents."""
     entry = standings.entries[index]
+    low, high = int(stats.rank_low[index]), int(stats.rank_high[index])
     line = (
-        f"{entry.program.full_name}: rank {entry.rank}/{standings.size}, "
+        f"{entry.program.full_name}: rank {entry.rank}/{standings.size} "
+        f"(95% interval {low}-{high}), "
         f"score {entry.scores[standings.method]:.2f}, points {entry.points:.2f}"
     )
     margins = sorted(

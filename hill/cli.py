@@ -13,6 +13,7 @@ from hill import arena, engine
 from hill.engine import ParseError, Program
 from hill.errors import HillError
 from hill.hill_commands import CommandError, add_hill_commands, read_file, settings_of
+from hill.ladder_commands import add_archive_commands
 from hill.tournaments import TournamentError
 from hill.tournaments.commands import add_tournament_commands
 
@@ -167,6 +168,7 @@ def add_ladder_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--by-cost", action="store_true", help="buy bits per cycle, not per joust")
     run.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
     run.set_defaults(run=command_ladder_run)
+    add_archive_commands(actions)
 
 
 def command_bot(args: argparse.Namespace) -> None:

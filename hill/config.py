@@ -88,12 +88,21 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class LadderSettings:
+    """[ladder]: the all-time ladder, played by the bot while the hill is idle."""
+
+    enabled: bool = True
+    jousts_per_hour: int = 10_000  # at most this many of its jousts an hour
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration file, a section each."""
 
     hill: HillSettings = field(default_factory=HillSettings)
     irc: IrcSettings = field(default_factory=IrcSettings)
     web: WebSettings = field(default_factory=WebSettings)
+    ladder: LadderSettings = field(default_factory=LadderSettings)
 
 
 # value checks beyond the type: (predicate, what it must be)
@@ -122,9 +131,15 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("web", "trace_workers"): (lambda v: 1 <= v <= 64, "from 1 to 64"),
     ("web", "trace_queue"): (lambda v: 0 <= v <= 10_000, "from 0 to 10000"),
     ("web", "trace_cache_mb"): (lambda v: 1 <= v <= 4096, "from 1 to 4096"),
+    ("ladder", "jousts_per_hour"): (lambda v: 1 <= v <= 10_000_000, "from 1 to 10000000"),
 }
 
-_SECTIONS = {"hill": HillSettings, "irc": IrcSettings, "web": WebSettings}
+_SECTIONS = {
+    "hill": HillSettings,
+    "irc": IrcSettings,
+    "web": WebSettings,
+    "ladder": LadderSettings,
+}
 
 
 def _convert(value: Any, kind: Any, where: str) -> Any:

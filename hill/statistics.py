@@ -29,6 +29,7 @@ from hill import engine, scoring
 
 BOOTSTRAP_RESAMPLES = 200
 BOOTSTRAP_SEED = 0
+BOOTSTRAP_CELLS = 1 << 22  # battle-wins matrix cells of the resamples scored at once
 # Yates' correction applies when an expected count is below this
 YATES_BELOW = 5.0
 # a scorer maps battle-wins matrices (B, N, N) (wins[b, a, c]: battles a won
@@ -165,7 +166,15 @@ def rank_interval(
     draws = resample_counts(record.battles, resamples, seed).T.astype(float)
     wins = (record.outcomes == 1).astype(float) @ draws  # (K, B)
     losses = (record.outcomes == -1).astype(float) @ draws
-    scores = scorer(record.wins_matrix(wins.T, losses.T))  # (B, N)
+    # the (B, N, N) matrices a few resamples at a time: a pool of thousands
+    # would need gigabytes at once
+    chunk = max(1, BOOTSTRAP_CELLS // max(record.size**2, 1))
+    scores = np.concatenate(
+        [
+            scorer(record.wins_matrix(wins.T[at : at + chunk], losses.T[at : at + chunk]))
+            for at in range(0, resamples, chunk)
+        ]
+    ).reshape(resamples, record.size)  # (B, N)
     position = np.empty(record.size, dtype=np.int64)
     position[np.asarray(order, dtype=np.int64)] = np.arange(record.size)
     # rank order per resample: score descending, then the current position

@@ -13,7 +13,7 @@ from typing import Any
 from ircclient import IrcTestClient
 
 from bot.app import HillBot
-from hill.config import HillSettings, IrcSettings, Settings, WebSettings
+from hill.config import HillSettings, IrcSettings, LadderSettings, Settings, WebSettings
 from hill.service import Hill
 
 CHANNEL = "#bfjoust"
@@ -26,9 +26,12 @@ TRAIL = ">(+)*10>(-)*10(>)*6([+]>)*21"
 DEFENDER = "(+)*30<(-)*30>([-]+)*10000"
 
 
-def bot_settings(data_dir: Path, port: int, **irc: Any) -> Settings:
+def bot_settings(
+    data_dir: Path, port: int, ladder: LadderSettings | None = None, **irc: Any
+) -> Settings:
     """Settings for one test's bot: its own nick, a quick outgoing rate
-    unless the test says otherwise, no web report."""
+    unless the test says otherwise, no web report, no background ladder
+    unless `ladder` says so."""
     irc = {
         "nick": f"hillbot{next(_numbers)}",
         "channels": (CHANNEL,),
@@ -40,6 +43,7 @@ def bot_settings(data_dir: Path, port: int, **irc: Any) -> Settings:
         hill=HillSettings(data_dir=data_dir, size=10),
         irc=IrcSettings(server="127.0.0.1", port=port, **irc),
         web=WebSettings(enabled=False, public_url="https://hill.example.org/"),
+        ladder=ladder or LadderSettings(enabled=False),
     )
 
 

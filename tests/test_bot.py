@@ -10,6 +10,7 @@ from ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
 from hill.service import Hill
+from hill.statistics import hill_statistics
 
 ngircd = ircservers.ngircd  # the fixture
 
@@ -108,8 +109,12 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
             text = await dan.reply(nick)
             index = next(i for i, e in enumerate(standings.entries) if e.program.name == "idle")
             entry = standings.entries[index]
+            stats = hill_statistics(standings.outcomes, "markov")
+            interval = f"{stats.rank_low[index]}-{stats.rank_high[index]}"
+            assert stats.rank_low[index] <= entry.rank <= stats.rank_high[index]
             assert text.startswith(
-                f"cy.idle: rank {entry.rank}/4, score {entry.scores['markov']:.2f}, "
+                f"cy.idle: rank {entry.rank}/4 (95% interval {interval}), "
+                f"score {entry.scores['markov']:.2f}, "
                 f"points {entry.points:.2f}; worst against: "
             )
             margins = sorted(standings.margin(index, j) for j in range(4) if j != index)

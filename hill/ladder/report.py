@@ -1,4 +1,6 @@
-"""The ladder's results as data (the JSON contract) and as a text table.
+"""The ladder's results as data (the JSON contract) and as a text table:
+a ladder over files (`ladder_json`), and the hill's all-time ladder as
+stored (`board_json`).
 
 A program's `rating` is its estimated markov score in the full round robin
 (1000 shared by the pool, as the hill's markov column), the order of the
@@ -11,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hill.ladder.archive import Board
 from hill.ladder.ladder import Ladder, Standing
 from hill.statistics import Statistics
 
@@ -41,6 +44,44 @@ def ladder_json(
             for place, i in enumerate(result.order)
         ],
     }
+
+
+def board_json(board: Board, played: list[list[Any]] | None = None) -> dict[str, Any]:
+    """The hill's all-time ladder in the contract of `ladder_json` (names
+    are `owner.name@version`; `played`, when given, lists the stored jousts
+    among them), plus each version's program, number and whether it is on
+    the hill, when the standing was computed, how many of its jousts the
+    ladder played itself and the versions still to join it."""
+    n = board.pool
+    data: dict[str, Any] = {
+        "pool": n,
+        "pairs": n * (n - 1) // 2,
+        "jousts_played": board.jousts if played is None else len(played),
+    }
+    if played is not None:
+        data["played"] = played
+    data["ranking"] = [
+        {
+            "rank": row.rank,
+            "name": row.version.label,
+            "rating": row.rating,
+            "rating_low": row.rating_low,
+            "rating_high": row.rating_high,
+            "jousts": row.jousts,
+            "stats": row.stats,
+            "program": row.version.full_name,
+            "version": row.version.version,
+            "on_hill": row.on_hill,
+        }
+        for row in board.rows
+    ]
+    data.update(
+        computed_at=board.computed_at.isoformat(timespec="seconds") + "Z",
+        standing_jousts=board.jousts,
+        ladder_jousts=board.ladder_jousts,
+        waiting=[v.label for v in board.waiting],
+    )
+    return data
 
 
 def ladder_text(report: dict[str, Any]) -> str:

@@ -1,0 +1,358 @@
+"""The all-time ladder over the hill's archive, as stored in its database.
+
+Every program ever submitted (the programs table: on the hill, gone from it,
+or only tested) is in the ladder once per *version*: a distinct code
+submitted as `owner.name`, numbered in the order they came
+(`alice.rush@2`).  The tables (migration 0005):
+
+- `ladder_versions`: the pool, whose row order is the ladder's program
+  index.  A version after the first names the one before it
+  (`previous_id`): its seeding, 2 virtual wins and 1 loss against it
+  (hill.ladder.seeding);
+- `ladder_state`: one row: how far the programs table has been read, and
+  how many jousts the ladder itself has played;
+- `ladder_snapshots`: the latest standing (ratings, their intervals, the
+  statistics), which the /ladder page, `!bfjoust-ladder` and `bfjoust
+  ladder show` read.
+
+The jousts are the hill's own (storage.Joust, kept by content): the ladder
+reads every stored joust among its versions, so a program that was on the
+hill starts from its hill record, and it stores the jousts it plays there
+too.  That is all it needs to resume: killed at any moment, it starts again
+from the jousts stored, and none is lost or played twice.
+
+The functions take the caller's session; the writing ones are called by
+the ladder's writer (hill.ladder_service) under the hill's lock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint, func, literal_column, select
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from hill import arena, names
+from hill.engine import JoustResult
+from hill.ladder import seeding
+from hill.ladder.ladder import Ladder, Standing
+from hill.statistics import Statistics
+from hill.storage import Base, Database, Joust, Program, ProgramStatus, utcnow
+
+
+class LadderVersion(Base):
+    """One version of a program in the ladder's pool."""
+
+    __tablename__ = "ladder_versions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))  # its first submission
+    owner: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(48))
+    version: Mapped[int]  # 1, 2, ... in the order the codes of owner.name came
+    code_hash: Mapped[str] = mapped_column(String(64))
+    # the version before it, against which it is seeded (None: the first)
+    previous_id: Mapped[int | None] = mapped_column(ForeignKey("ladder_versions.id"))
+    joined_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+
+    __table_args__ = (UniqueConstraint("owner", "name", "code_hash", name="one_version_per_code"),)
+
+
+class LadderState(Base):
+    """The ladder's counters (one row)."""
+
+    __tablename__ = "ladder_state"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    programs_read: Mapped[int]  # the programs table is read up to this id
+    ladder_jousts: Mapped[int]  # jousts the ladder has played and stored
+
+
+class LadderSnapshot(Base):
+    """The ladder's latest standing."""
+
+    __tablename__ = "ladder_snapshots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    computed_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    jousts: Mapped[int]  # stored jousts among its versions
+    ladder_jousts: Mapped[int]  # of which the ladder played
+    # best first: {"version" (its id), "rank", "rating", "rating_low",
+    # "rating_high", "jousts", "stats"}
+    ranking: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+
+
+@dataclass(frozen=True)
+class Version:
+    """A version of a program, as plain data."""
+
+    id: int
+    program_id: int
+    owner: str
+    name: str
+    version: int
+    code_hash: str
+    previous_id: int | None
+    joined_at: dt.datetime
+
+    @property
+    def full_name(self) -> str:
+        return names.full_name(self.owner, self.name)
+
+    @property
+    def label(self) -> str:
+        """What the ladder calls it: `owner.name@version`."""
+        return f"{self.full_name}@{self.version}"
+
+
+def _state(session: Session) -> LadderState:
+    state = session.get(LadderState, 1)
+    if state is None:
+        state = LadderState(id=1, programs_read=0, ladder_jousts=0)
+        session.add(state)
+        session.flush()
+    return state
+
+
+def unread_programs(session: Session) -> bool:
+    """Whether programs were submitted since the last `sync_versions` (a cheap read)."""
+    state = session.get(LadderState, 1)
+    newest = session.scalar(select(func.max(Program.id))) or 0
+    return newest > (state.programs_read if state else 0)
+
+
+def sync_versions(session: Session) -> int:
+    """Add the versions of the programs submitted since the last call (a
+    code already in the pool under the same name is no new version);
+    returns how many were added."""
+    state = _state(session)
+    query = (
+        select(Program.id, Program.owner, Program.name, Program.code_hash)
+        .where(Program.id > state.programs_read)
+        .order_by(Program.id)
+    )
+    arrivals = session.execute(query).all()
+    if not arrivals:
+        return 0
+    latest: dict[tuple[str, str], LadderVersion] = {}
+    known: set[tuple[str, str, str]] = set()
+    for row in session.scalars(select(LadderVersion).order_by(LadderVersion.id)):
+        latest[row.owner, row.name] = row
+        known.add((row.owner, row.name, row.code_hash))
+    added = 0
+    for program_id, owner, name, code_hash in arrivals:
+        if (owner, name, code_hash) in known:
+            continue
+        previous = latest.get((owner, name))
+        row = LadderVersion(
+            program_id=program_id,
+            owner=owner,
+            name=name,
+            version=previous.version + 1 if previous else 1,
+            code_hash=code_hash,
+            previous_id=previous.id if previous else None,
+        )
+        session.add(row)
+        session.flush()  # its id, for the next version of the name
+        latest[owner, name] = row
+        known.add((owner, name, code_hash))
+        added += 1
+    state.programs_read = arrivals[-1].id
+    return added
+
+
+def count_ladder_jousts(session: Session, played: int) -> int:
+    """Count jousts the ladder played (stored in the same transaction); the total."""
+    state = _state(session)
+    state.ladder_jousts += played
+    return state.ladder_jousts
+
+
+def ladder_jousts(session: Session) -> int:
+    state = session.get(LadderState, 1)
+    return state.ladder_jousts if state else 0
+
+
+def versions(session: Session) -> list[Version]:
+    """The pool, in the ladder's order."""
+    rows = session.scalars(select(LadderVersion).order_by(LadderVersion.id))
+    return [
+        Version(
+            r.id, r.program_id, r.owner, r.name, r.version, r.code_hash, r.previous_id, r.joined_at
+        )
+        for r in rows
+    ]
+
+
+def joust_mark(session: Session) -> int:
+    """Grows whenever a joust is stored (its rowid: jousts are never deleted),
+    so a reader knows cheaply whether its jousts are still all there are."""
+    return session.scalar(select(func.max(literal_column("rowid"))).select_from(Joust)) or 0
+
+
+def by_code(pool: Sequence[Version]) -> dict[str, list[int]]:
+    """The ladder's indices of the versions of each code (versions of
+    different names may share a code)."""
+    at: dict[str, list[int]] = defaultdict(list)
+    for index, version in enumerate(pool):
+        at[version.code_hash].append(index)
+    return at
+
+
+def add_joust(
+    ladder: Ladder, at: dict[str, list[int]], pair: arena.Pair, result: JoustResult
+) -> None:
+    """A joust of a kept pair (hill.arena), from its left's side, for every
+    pair of versions with those codes that has not met yet."""
+    for a in at[pair[0]]:
+        for b in at[pair[1]]:
+            if a != b and not ladder.met[a, b]:
+                ladder.add(a, b, result)
+
+
+def load_ladder(session: Session, pool: Sequence[Version]) -> Ladder:
+    """The ladder over `pool`: every stored joust among its versions (two
+    versions of the same code share theirs) and each version's seeding."""
+    ladder = Ladder(len(pool))
+    at = by_code(pool)
+    query = select(Joust.left_hash, Joust.right_hash, Joust.outcomes, Joust.game_cycles)
+    for left, right, stored, cycles in session.execute(query):
+        if left in at and right in at:
+            outcomes = tuple(int(o) for o in arena.decode(stored))
+            add_joust(ladder, at, (left, right), JoustResult(outcomes, 0, cycles or 0))
+    index = {v.id: i for i, v in enumerate(pool)}
+    ladder.virtual = [
+        seeding.new_version(index[v.id], index[v.previous_id])
+        for v in pool
+        if v.previous_id is not None and v.previous_id in index
+    ]
+    return ladder
+
+
+def store_snapshot(
+    session: Session,
+    pool: Sequence[Version],
+    ladder: Ladder,
+    standing: Standing,
+    stats: Statistics,
+) -> LadderSnapshot:
+    """Keep the standing as the latest (the older ones go)."""
+    estimate = standing.estimate
+    ranking = [
+        {
+            "version": pool[i].id,
+            "rank": place + 1,
+            "rating": round(float(estimate.score[i]), 4),
+            "rating_low": round(float(estimate.low[i]), 4),
+            "rating_high": round(float(estimate.high[i]), 4),
+            "jousts": int(stats.jousts[i]),
+            "stats": stats.as_json(i),
+        }
+        for place, i in enumerate(standing.order)
+    ]
+    session.execute(LadderSnapshot.__table__.delete())
+    row = LadderSnapshot(
+        jousts=ladder.played, ladder_jousts=ladder_jousts(session), ranking=ranking
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+@dataclass(frozen=True)
+class Row:
+    """A version's line in the ladder's standing."""
+
+    rank: int
+    version: Version
+    rating: float
+    rating_low: float
+    rating_high: float
+    jousts: int
+    stats: dict[str, Any]
+    on_hill: bool
+
+
+@dataclass(frozen=True)
+class Board:
+    """The ladder's latest standing as plain data: its rows best first, and
+    the versions that joined since (they are in the next one)."""
+
+    id: int
+    computed_at: dt.datetime
+    jousts: int  # stored jousts among the ranked versions
+    ladder_jousts: int  # of which the ladder played
+    rows: tuple[Row, ...]
+    waiting: tuple[Version, ...]
+
+    @property
+    def pool(self) -> int:
+        return len(self.rows)
+
+    @property
+    def pairs(self) -> int:
+        return self.pool * (self.pool - 1) // 2
+
+    def find(self, words: str, identity: str = "") -> list[Row]:
+        """The rows a player means: `owner.name@2`, or every version of
+        `OWNER.NAME` or of NAME (the player's own first), newest first."""
+        words = words.strip()
+        base, at, number = words.partition("@")
+        labels = [r.version.full_name for r in self.rows]
+        found = [self.rows[i] for i in names.lookup(labels, base, identity)]
+        if at:
+            found = [r for r in found if str(r.version.version) == number]
+        return sorted(found, key=lambda r: (r.version.full_name, -r.version.version))
+
+
+def board(session: Session) -> Board | None:
+    """The latest standing (None: the ladder has none yet)."""
+    snapshot = session.scalars(select(LadderSnapshot).order_by(LadderSnapshot.id.desc())).first()
+    if snapshot is None:
+        return None
+    pool = {v.id: v for v in versions(session)}
+    query = select(Program.owner, Program.name, Program.code_hash).where(
+        Program.status == ProgramStatus.HILL
+    )
+    on_hill = {tuple(row) for row in session.execute(query)}
+
+    def row(ranked: dict[str, Any]) -> Row:
+        version = pool[ranked["version"]]
+        fields = ("rank", "rating", "rating_low", "rating_high", "jousts", "stats")
+        return Row(
+            version=version,
+            on_hill=(version.owner, version.name, version.code_hash) in on_hill,
+            **{key: ranked[key] for key in fields},
+        )
+
+    rows = tuple(row(ranked) for ranked in snapshot.ranking)
+    ranked = {r.version.id for r in rows}
+    waiting = tuple(v for v in pool.values() if v.id not in ranked)
+    return Board(
+        snapshot.id, snapshot.computed_at, snapshot.jousts, snapshot.ladder_jousts, rows, waiting
+    )
+
+
+def latest_snapshot_id(session: Session) -> int | None:
+    """Cheap: for readers that cache the board by it."""
+    return session.scalar(select(func.max(LadderSnapshot.id)))
+
+
+def played(ladder: Ladder, labels: Sequence[str]) -> list[list[Any]]:
+    """The jousts among the pool as the ladder's JSON lists them: [A, B, margin of A]."""
+    margins = np.array([sum(o) for o in ladder.outcomes], dtype=np.int64)
+    return [
+        [labels[a], labels[b], int(m)]
+        for a, b, m in zip(ladder.first, ladder.second, margins, strict=True)
+    ]
+
+
+def read_board(db: Database) -> Board | None:
+    """The latest standing, read in a session of its own."""
+    with db.session() as session:
+        return board(session)

@@ -1,0 +1,89 @@
+"""`bfjoust ladder step|show`: the hill's all-time ladder from the command
+line, over the hill's data folder (`--config`, `--data`, as `bfjoust hill`).
+
+`step` plays jousts of the ladder over every program the hill has seen
+(one round by default) and stores them and the refitted standing, as the
+bot does while the hill is idle (it takes the hill's lock to write, so it
+may run beside the bot); `show` prints the stored standing.  Both print it
+as a table, or with `--json` in the contract of `bfjoust ladder run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from hill.errors import HillError
+from hill.hill_commands import CommandError, hill_settings, open_queries
+from hill.ladder import archive
+from hill.ladder.report import board_json, ladder_text
+from hill.ladder_service import ArchiveLadder
+from hill.service import Hill
+from hill.storage import Database
+
+NO_STANDING = (
+    "the all-time ladder has no standing yet: it needs two programs in the archive, "
+    "then `bfjoust ladder step` (or the bot, with [ladder] enabled) computes it"
+)
+
+
+def _print(db: Database, as_json: bool) -> None:
+    with db.session() as session:
+        board = archive.board(session)
+        if board is None:
+            raise CommandError(NO_STANDING)
+        ranked = [row.version for row in board.rows]
+        ladder = archive.load_ladder(session, ranked)
+    data = board_json(board, archive.played(ladder, [v.label for v in ranked]))
+    if as_json:
+        json.dump(data, sys.stdout, separators=(",", ":"))
+        print()
+        return
+    print(ladder_text(data), end="")
+    print(f"computed {data['computed_at']}; {board.ladder_jousts} jousts played by the ladder")
+    if board.waiting:
+        print(f"{len(board.waiting)} newer programs join at the next step")
+
+
+def command_step(args: argparse.Namespace) -> None:
+    if args.jousts is not None and args.jousts < 1:
+        raise CommandError("bfjoust ladder step: --jousts must be at least 1")
+    try:
+        hill = Hill(hill_settings(args))
+    except HillError as error:
+        raise CommandError(str(error)) from None
+    try:
+        played = ArchiveLadder(hill).step(args.jousts)
+        if not args.json:
+            print(f"played {played} jousts")
+        _print(hill.db, args.json)
+    finally:
+        hill.close()
+
+
+def command_show(args: argparse.Namespace) -> None:
+    try:
+        queries = open_queries(args)
+    except HillError as error:
+        raise CommandError(str(error)) from None
+    try:
+        _print(queries.db, args.json)
+    finally:
+        queries.close()
+
+
+def add_archive_commands(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """`step` and `show` beside `bfjoust ladder run`."""
+    step = actions.add_parser(
+        "step", help="play jousts of the hill's all-time ladder and store its standing"
+    )
+    step.add_argument(
+        "--jousts", type=int, default=None, help="jousts to play (default: one round)"
+    )
+    show = actions.add_parser("show", help="print the hill's all-time ladder as stored")
+    for parser, run in ((step, command_step), (show, command_show)):
+        parser.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
+        parser.add_argument("--data", help="the hill's data folder (overrides the configuration)")
+        parser.add_argument("--json", action="store_true", help="print the ladder as JSON")
+        parser.set_defaults(run=run)
