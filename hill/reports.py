@@ -63,7 +63,9 @@ def breakdown(standings: Standings, full_name: str) -> str:
     return "\n".join(blocks)
 
 
-def json_report(standings: Standings, commit: str | None) -> dict[str, Any]:
+def json_report(
+    standings: Standings, commit: str | None, stats: statistics.Statistics | None = None
+) -> dict[str, Any]:
     """The hill as data.  `results[a][k]` is the joust of the program ranked
     a+1 against the one ranked a+k+2 (the upper triangle, as the established
     report.js), 42 outcomes from the first one's side.
@@ -71,10 +73,12 @@ def json_report(standings: Standings, commit: str | None) -> dict[str, Any]:
     The established hill's own fields are there too (`progs`, `prevrank`
     0-based, `scores` per method with its `max`, `scoringMethod`), so that
     tools written for its report.json read this one unchanged.  Each program
-    also has its `stats` (hill.statistics, STATISTICS.md)."""
+    also has its `stats` (hill.statistics, STATISTICS.md; pass them when
+    they are at hand, computed once for the state)."""
     n = standings.size
     entries = standings.entries
-    stats = statistics.hill_statistics(standings.outcomes, standings.method)
+    if stats is None:
+        stats = statistics.hill_statistics(standings.outcomes, standings.method)
     return {
         "ranking_method": standings.method,
         "commit": commit,

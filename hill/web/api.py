@@ -43,7 +43,7 @@ def event(change: HillEvent | None) -> dict[str, Any] | None:
 def standings(snap: Snapshot) -> dict[str, Any]:
     """hill.reports.json_report, plus the state's event and each program's
     change of rank and age (challenges survived)."""
-    report = json_report(snap.standings, snap.commit)
+    report = json_report(snap.standings, snap.commit, snap.statistics)
     for program, entry in zip(report["programs"], snap.standings.entries, strict=True):
         program["change"] = entry.change
         program["age"] = snap.ages[entry.program.id]
@@ -87,6 +87,7 @@ def breakdown(snap: Snapshot, full_name: str) -> dict[str, Any]:
         "event": event(snap.event),
         "program": full_name,
         "rank": a + 1,
+        "stats": snap.statistics.as_json(a),
         "tapes": TAPES,
         "opponents": [
             {

@@ -1,7 +1,9 @@
-"""Line charts drawn server-side as inline SVG: geometry here, markup in series.html."""
+"""Charts drawn server-side as inline SVG: geometry here, markup in the
+templates (line charts in series.html, the error bars in ladder.html)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,4 +73,94 @@ def line_chart(
             for v in _ticks(low, high)
         ],
         x_ticks=[(round(x(i), 1), f"#{points[i]['event']}") for i in sorted({0, last // 2, last})],
+    )
+
+
+# the error-bar chart of the ladder: a row per program, its rank and name on
+# the left, ratings on a log scale (shares of 1000, from far below 1 up).
+# Narrow, so that its 12-unit labels stay readable scaled down to a phone.
+BAR_WIDTH, BAR_LABEL, BAR_ROW, BAR_TOP, BAR_BOTTOM, BAR_RIGHT = 360, 162, 17, 6, 26, 10
+BAR_RANK, BAR_NAME = 24, 30  # where the rank ends and the name starts, across
+LABEL_CHARS = 19  # longer names are cut (the whole name is in the tooltip)
+
+
+@dataclass(frozen=True)
+class Bar:
+    y: float
+    x: float  # the rating
+    low: float  # and its interval
+    high: float
+    rank: int
+    label: str  # the name, cut to fit
+    tooltip: str
+    highlight: bool
+
+
+@dataclass(frozen=True)
+class ErrorBars:
+    width: int
+    height: int
+    rank_x: int  # where ranks end and names start, across
+    name_x: int
+    left: int  # where the plot starts and ends, across
+    right: int
+    bars: list[Bar]
+    x_ticks: list[tuple[float, str]]
+
+
+def _log_ticks(low: float, high: float) -> list[float]:
+    """1, 2 and 5 times powers of ten within [low, high] (at most 6: the 2s
+    go first, then the 5s; the ends when fewer than 2)."""
+    ticks = [
+        m * 10.0**k
+        for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+        for m in (1, 2, 5)
+    ]
+    inside = [t for t in ticks if low <= t <= high]
+    for keep in ("125", "15", "1"):  # fewer, while they would crowd
+        if len(inside) > 6:
+            inside = [t for t in inside if f"{t:e}"[0] in keep]
+    return inside if len(inside) >= 2 else [low, high]
+
+
+def error_bars(rows: Sequence[Mapping[str, Any]], highlight: str = "on_hill") -> ErrorBars:
+    """rows[i]: "rank", "name", "rating", "rating_low", "rating_high" (and
+    `highlight`, a flag drawn in the accent colour), best first."""
+    values = [v for r in rows for v in (r["rating_low"], r["rating_high"], r["rating"])]
+    positive = [v for v in values if v > 0] or [1.0]
+    low, high = min(positive) / 1.2, max(positive) * 1.2
+    left, right = BAR_LABEL, BAR_WIDTH - BAR_RIGHT
+
+    def x(value: float) -> float:
+        share = (math.log(max(value, low)) - math.log(low)) / (math.log(high) - math.log(low))
+        return round(left + (right - left) * share, 1)
+
+    def cut(name: str) -> str:
+        return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+
+    bars = [
+        Bar(
+            y=BAR_TOP + BAR_ROW * (i + 0.5),
+            x=x(r["rating"]),
+            low=x(r["rating_low"]),
+            high=x(r["rating_high"]),
+            rank=r["rank"],
+            label=cut(r["name"]),
+            tooltip=(
+                f"{r['rank']}. {r['name']}: rating {r['rating']:.2f} "
+                f"(95% interval {r['rating_low']:.2f} to {r['rating_high']:.2f})"
+            ),
+            highlight=bool(r.get(highlight)),
+        )
+        for i, r in enumerate(rows)
+    ]
+    return ErrorBars(
+        width=BAR_WIDTH,
+        height=BAR_TOP + BAR_ROW * len(rows) + BAR_BOTTOM,
+        rank_x=BAR_RANK,
+        name_x=BAR_NAME,
+        left=left,
+        right=right,
+        bars=bars,
+        x_ticks=[(x(t), f"{t:g}") for t in _log_ticks(low, high)],
     )

@@ -11,7 +11,7 @@ from aiohttp import web
 from markupsafe import Markup, escape
 
 from hill import engine
-from hill.web.charts import line_chart
+from hill.web.charts import error_bars, line_chart
 from hill.web.state import READER
 from hill.web.urls import Urls
 
@@ -71,7 +71,7 @@ env.filters.update(
     symbol=outcome_symbol,
     breakable=breakable,
 )
-env.globals.update(chart=line_chart, battles=engine.BATTLES)
+env.globals.update(chart=line_chart, error_bars=error_bars, battles=engine.BATTLES)
 
 
 def render(

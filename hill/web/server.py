@@ -19,7 +19,7 @@ from hill.logs import configure_logging
 from hill.queries import HillQueries
 from hill.requests import RequestBook
 from hill.uploads import UploadLinks
-from hill.web import upload
+from hill.web import ladder_page, upload
 from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
@@ -106,6 +106,7 @@ def create_app(
     )
     app.add_routes(routes)
     app.add_routes(upload.routes)
+    ladder_page.setup(app, queries.db)
     app.add_routes(GitHttp(hill.data_dir / "hill-repo").routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)

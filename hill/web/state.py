@@ -26,6 +26,7 @@ from aiohttp import web
 from hill import names
 from hill.queries import HillEvent, HillQueries
 from hill.standings import Entry, Standings
+from hill.statistics import Statistics, hill_statistics
 from hill.storage import ARRIVALS
 
 T = TypeVar("T")
@@ -112,6 +113,12 @@ class Snapshot:
     def entry(self, full_name: str) -> Entry:
         return self.standings.entries[self.index(full_name)]
 
+    @cached_property
+    def statistics(self) -> Statistics:
+        """STATISTICS.md for this state: computed once, as the snapshot is
+        cached per state (HillReader computes it in its read threads)."""
+        return hill_statistics(self.standings.outcomes, self.standings.method)
+
 
 def ages(standings: Standings, changes: tuple[HillEvent, ...]) -> dict[int, int]:
     """Challenges each program has survived since it arrived (all in `changes`)."""
@@ -188,9 +195,9 @@ class HillReader:
         cached = self._snapshots.get_or(key)
         if cached is None:
             standings = await self._run(self.queries.standings_at, change.id)
-            cached = self._snapshots.put(
-                key, Snapshot(change, standings, ages(standings, history.upto(change.id)))
-            )
+            cached = Snapshot(change, standings, ages(standings, history.upto(change.id)))
+            await self._run(getattr, cached, "statistics")  # off the event loop
+            self._snapshots.put(key, cached)
         return cached
 
     async def _in_force(self, history: Timeline, event_id: int) -> HillEvent:

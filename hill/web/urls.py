@@ -88,5 +88,9 @@ class Urls:
         """A program's rank and score over time (in no one state)."""
         return self._link("series", stateful=False, name=name)
 
+    def ladder(self) -> str:
+        """The all-time ladder (in no one hill state)."""
+        return self._link("ladder", stateful=False)
+
     def static(self, file: str) -> str:
         return str(self._router["static"].url_for(file=file))

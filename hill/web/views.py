@@ -38,8 +38,11 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
-def page(name: str, html_path: str, api_path: str, template: str) -> Callable[[Loader], Loader]:
-    """Serve a loader's dict as JSON at api_path and through a template at html_path."""
+def page(
+    name: str, html_path: str, api_path: str, template: str, table: web.RouteTableDef = routes
+) -> Callable[[Loader], Loader]:
+    """Serve a loader's dict as JSON at api_path and through a template at
+    html_path (routes of `table`: by default this module's)."""
 
     def register(load: Loader) -> Loader:
         async def as_json(request: web.Request) -> web.Response:
@@ -48,8 +51,8 @@ def page(name: str, html_path: str, api_path: str, template: str) -> Callable[[L
         async def as_html(request: web.Request) -> web.Response:
             return render(request, template, await load(request))
 
-        routes.get(api_path, name=f"{name}-json")(as_json)
-        routes.get(html_path, name=name)(as_html)
+        table.get(api_path, name=f"{name}-json")(as_json)
+        table.get(html_path, name=name)(as_html)
         return load
 
     return register

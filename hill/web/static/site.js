@@ -11,3 +11,4 @@ function showScrollHints() {
 
 showScrollHints();
 window.addEventListener("resize", showScrollHints);
+document.addEventListener("change", showScrollHints);  // a switch that shows more columns

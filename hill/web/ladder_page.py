@@ -1,0 +1,97 @@
+"""The all-time ladder's page, `/ladder`, and its JSON twin `/api/ladder`.
+
+The ladder's latest standing (hill.ladder.archive) is read in a thread of
+its own and kept until it changes: a new standing, a new program in the
+ladder's pool, or a hill change (which programs are on the hill).  The page
+shows the ranking as an error-bar chart (server-side SVG) and a table, how
+many jousts it is made of, and each program's versions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from aiohttp import web
+from sqlalchemy import func, select
+
+from hill.ladder import archive
+from hill.ladder.report import board_json
+from hill.storage import Database, Event
+from hill.web.views import page
+
+T = TypeVar("T")
+
+routes = web.RouteTableDef()
+
+
+class LadderReader:
+    """The ladder's page data, cached until the ladder or the hill changes."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._cached: tuple[Any, dict[str, Any]] | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="web-ladder")
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
+    async def _run(self, function: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, function)
+
+    async def data(self) -> dict[str, Any]:
+        key = await self._run(self._version)
+        if self._cached is None or self._cached[0] != key:
+            self._cached = (key, await self._run(self._load))
+        return self._cached[1]
+
+    def _version(self) -> tuple[int | None, ...]:
+        """What the page depends on, cheaply: the standing, the pool, the hill."""
+        with self.db.session() as session:
+            return (
+                archive.latest_snapshot_id(session),
+                session.scalar(select(func.max(archive.LadderVersion.id))),
+                session.scalar(select(func.max(Event.id))),
+            )
+
+    def _load(self) -> dict[str, Any]:
+        board = archive.read_board(self.db)
+        if board is None:
+            return {"ladder": None}
+        data = board_json(board)
+        return {"ladder": data, "programs": versions(data["ranking"])}
+
+
+def versions(ranking: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each program (owner.name) with its versions in the order they came,
+    the programs in the order of their best version."""
+    programs: dict[str, list[dict[str, Any]]] = {}
+    for row in ranking:
+        programs.setdefault(row["program"], []).append(
+            {key: row[key] for key in ("version", "name", "rank", "rating", "on_hill")}
+        )
+    return [
+        {"program": name, "versions": sorted(rows, key=lambda v: v["version"])}
+        for name, rows in programs.items()
+    ]
+
+
+LADDER = web.AppKey("ladder", LadderReader)
+
+
+@page("ladder", "/ladder", "/api/ladder", "ladder.html", table=routes)
+async def ladder(request: web.Request) -> dict[str, Any]:
+    return await request.app[LADDER].data()
+
+
+def setup(app: web.Application, db: Database) -> None:
+    """Serve the ladder's pages from the hill's database."""
+    app[LADDER] = LadderReader(db)
+    app.add_routes(routes)
+
+    async def close(app: web.Application) -> None:
+        app[LADDER].close()
+
+    app.on_cleanup.append(close)
