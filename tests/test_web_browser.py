@@ -294,6 +294,7 @@ def pages(served: Server) -> dict[str, str]:
         "battle": f"/battle?left={top}&right={second}&tape=20&polarity=sieve",
         "history": "/history",
         "chart": f"/history/{top}",
+        "ladder": "/ladder",
         "not-found": "/program/nobody.nothing",
     }
 

@@ -34,7 +34,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint, func, literal_column, select
+from sqlalchemy import (
+    JSON,
+    ForeignKey,
+    String,
+    UniqueConstraint,
+    delete,
+    func,
+    literal_column,
+    select,
+)
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from hill import arena, names
@@ -255,12 +264,12 @@ def store_snapshot(
         }
         for place, i in enumerate(standing.order)
     ]
-    session.execute(LadderSnapshot.__table__.delete())
     row = LadderSnapshot(
         jousts=ladder.played, ladder_jousts=ladder_jousts(session), ranking=ranking
     )
     session.add(row)
-    session.flush()
+    session.flush()  # its id, above all before it: readers cache by it
+    session.execute(delete(LadderSnapshot).where(LadderSnapshot.id < row.id))
     return row
 
 
