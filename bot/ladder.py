@@ -34,6 +34,7 @@ BATCH = 8  # jousts between two looks at the request book
 IDLE_POLL_SECONDS = 0.25  # how often a busy hill is looked at again
 DONE_POLL_SECONDS = 30.0  # every pair has met: how often to look for new programs
 RETRY_SECONDS = 30.0  # after an unexpected failure
+REFIT_SECONDS = 60.0  # the standing shown is refitted at most this often (new programs at once)
 TOP = 5  # programs named by `!bfjoust-ladder`
 VERSIONS = 3  # versions named by `!bfjoust-ladder NAME`
 T = TypeVar("T")
@@ -49,7 +50,7 @@ class LadderWorker:
     """Plays the all-time ladder while the hill is idle (see the module)."""
 
     def __init__(self, hill: Hill, settings: LadderSettings, book: RequestBook) -> None:
-        self.ladder = ArchiveLadder(hill, jobs=1)
+        self.ladder = ArchiveLadder(hill, jobs=1, refit_seconds=REFIT_SECONDS)
         self.settings = settings
         self.book = book
         self.played = 0  # jousts played since the start

@@ -7,15 +7,18 @@ The work comes in small pieces, so that whoever drives it (the bot between
 the players' requests, `bfjoust ladder step`) can stop between any two:
 `work(batch)` plays up to `batch` jousts of the current round and stores
 them in one transaction; once a round is done, the standing is refitted and
-stored.  Jousts are played outside the lock: a joust is a pure function of
-its two programs, so nothing can change under it, and a hill change never
-waits for the ladder's jousts.  Killed at any moment, the ladder loses at
-most the batch it was playing (never a stored joust) and resumes from the
+stored (at most every `refit_seconds`, and at once when the pool grows).
+Jousts are played outside the lock: a joust is a pure function of its two
+programs, so nothing can change under it, and a hill change never waits
+for the ladder's jousts.  Killed at any moment, the ladder loses at most
+the batch it was playing (never a stored joust) and resumes from the
 jousts stored.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,8 +57,13 @@ class ArchiveLadder:
     between pieces of work and reloaded when the archive changes (a new
     program, or jousts stored by someone else)."""
 
-    def __init__(self, hill: Hill, *, jobs: int | None = None) -> None:
+    def __init__(self, hill: Hill, *, jobs: int | None = None, refit_seconds: float = 0.0) -> None:
+        """`refit_seconds`: the least time between two refits at the end of a
+        round (a refit of thousands of programs takes seconds); a new
+        program is always shown at once."""
         self.hill = hill
+        self.refit_seconds = refit_seconds
+        self._refitted = -math.inf  # time.monotonic() of the last refit
         # its own threads (the hill's compiled programs): the background
         # ladder keeps to one core, leaving the others to the players
         self.arena = hill.arena if jobs is None else Arena(LocalExecutor(hill.arena.programs, jobs))
@@ -65,20 +73,21 @@ class ArchiveLadder:
         self._round: list[tuple[int, int]] = []
         self._stale = True  # the stored standing is older than the jousts in memory
 
-    def work(self, batch: int) -> Work:
-        """Play up to `batch` jousts (at least 1) of the current round; refit
-        and store the standing when the round is done, or when the pool
-        changed."""
-        if self._reload():
+    def work(self, batch: int, *, refit: bool = True) -> Work:
+        """Play up to `batch` jousts of the current round; refit and store
+        the standing when the round is done (unless not `refit`), or when
+        the pool grew."""
+        refitted = self._reload() and self.ladder.size >= 2
+        if refitted:
             self.refit()  # a newcomer shows at once, from its stored jousts and its seeding
         if not self._round:
             self._round = self._plan()
         played = 0
-        if self._round:
-            pairs, self._round = self._round[: max(batch, 1)], self._round[max(batch, 1) :]
+        if self._round and batch > 0:
+            pairs, self._round = self._round[:batch], self._round[batch:]
             played = self._play(pairs)
-        refitted = False
-        if not self._round and self._stale and self.ladder.size >= 2:
+        due = time.monotonic() - self._refitted >= self.refit_seconds
+        if refit and not self._round and self._stale and self.ladder.size >= 2 and due:
             self.refit()
             refitted = True
         return Work(played, refitted, self._complete())
@@ -90,7 +99,7 @@ class ArchiveLadder:
         target = round_size(max(self.ladder.size, 1)) if jousts is None else jousts
         played = 0
         while played < target:
-            work = self.work(min(batch, target - played))
+            work = self.work(min(batch, target - played), refit=False)
             played += work.played
             if work.done or not work.played:
                 break
@@ -106,6 +115,7 @@ class ArchiveLadder:
         with self.hill.lock.held(), self.hill.db.transaction() as session:
             archive.store_snapshot(session, self.pool, self.ladder, result, stats)
         self._stale = False
+        self._refitted = time.monotonic()
 
     def _complete(self) -> bool:
         n = self.ladder.size
