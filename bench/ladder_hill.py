@@ -15,10 +15,9 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
+from submit import timed
 from varied import reference_pool, varied_pool
 
 from bot.ladder import BATCH, REFIT_SECONDS
@@ -26,15 +25,6 @@ from hill.config import HillSettings
 from hill.ladder_service import ArchiveLadder
 from hill.names import from_file
 from hill.service import Hill
-
-T = TypeVar("T")
-
-
-def timed(label: str, action: Callable[[], T]) -> T:
-    started = time.perf_counter()
-    result = action()
-    print(f"{label}: {time.perf_counter() - started:.2f} s")
-    return result
 
 
 def main() -> None:

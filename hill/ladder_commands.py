@@ -17,6 +17,7 @@ import sys
 from hill.errors import HillError
 from hill.hill_commands import CommandError, hill_settings, open_queries
 from hill.ladder import archive
+from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
 from hill.ladder_service import ArchiveLadder
 from hill.service import Hill
@@ -35,7 +36,7 @@ def _print(db: Database, as_json: bool) -> None:
             raise CommandError(NO_STANDING)
         ranked = [row.version for row in board.rows]
         ladder = archive.load_ladder(session, ranked)
-    data = board_json(board, archive.played(ladder, [v.label for v in ranked]))
+    data = board_json(board, joust_list(ladder, [v.label for v in ranked]))
     if as_json:
         json.dump(data, sys.stdout, separators=(",", ":"))
         print()

@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from sqlalchemy import (
     JSON,
     ForeignKey,
@@ -49,7 +48,7 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 from hill import arena, names
 from hill.engine import JoustResult
 from hill.ladder import seeding
-from hill.ladder.ladder import Ladder, Standing
+from hill.ladder.ladder import Ladder, Standing, ranking
 from hill.statistics import Statistics
 from hill.storage import Base, Database, Joust, Program, ProgramStatus, utcnow
 
@@ -251,22 +250,8 @@ def store_snapshot(
     stats: Statistics,
 ) -> LadderSnapshot:
     """Keep the standing as the latest (the older ones go)."""
-    estimate = standing.estimate
-    ranking = [
-        {
-            "version": pool[i].id,
-            "rank": place + 1,
-            "rating": round(float(estimate.score[i]), 4),
-            "rating_low": round(float(estimate.low[i]), 4),
-            "rating_high": round(float(estimate.high[i]), 4),
-            "jousts": int(stats.jousts[i]),
-            "stats": stats.as_json(i),
-        }
-        for place, i in enumerate(standing.order)
-    ]
-    row = LadderSnapshot(
-        jousts=ladder.played, ladder_jousts=ladder_jousts(session), ranking=ranking
-    )
+    rows = ranking(standing, stats, [v.id for v in pool], key="version")
+    row = LadderSnapshot(jousts=ladder.played, ladder_jousts=ladder_jousts(session), ranking=rows)
     session.add(row)
     session.flush()  # its id, above all before it: readers cache by it
     session.execute(delete(LadderSnapshot).where(LadderSnapshot.id < row.id))
@@ -350,15 +335,6 @@ def board(session: Session) -> Board | None:
 def latest_snapshot_id(session: Session) -> int | None:
     """Cheap: for readers that cache the board by it."""
     return session.scalar(select(func.max(LadderSnapshot.id)))
-
-
-def played(ladder: Ladder, labels: Sequence[str]) -> list[list[Any]]:
-    """The jousts among the pool as the ladder's JSON lists them: [A, B, margin of A]."""
-    margins = np.array([sum(o) for o in ladder.outcomes], dtype=np.int64)
-    return [
-        [labels[a], labels[b], int(m)]
-        for a, b, m in zip(ladder.first, ladder.second, margins, strict=True)
-    ]
 
 
 def read_board(db: Database) -> Board | None:

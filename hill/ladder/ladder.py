@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -226,6 +227,35 @@ def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics
 
     with single_threaded_blas():
         return statistics.compute(record, result.order, scorer)
+
+
+def joust_list(ladder: Ladder, names: Sequence[Any]) -> list[list[Any]]:
+    """The jousts played, as the ladder's JSON lists them: [A, B, margin of A against B]."""
+    return [
+        [names[a], names[b], sum(outcomes)]
+        for a, b, outcomes in zip(ladder.first, ladder.second, ladder.outcomes, strict=True)
+    ]
+
+
+def ranking(
+    result: Standing, stats: statistics.Statistics, names: Sequence[Any], key: str = "name"
+) -> list[dict[str, Any]]:
+    """The standing best first, as the ladder's JSON lists it: each
+    program's rank, `key` (its entry of `names`), rating (the estimated
+    markov score) with its 95% interval, jousts and statistics."""
+    estimate = result.estimate
+    return [
+        {
+            "rank": place + 1,
+            key: names[i],
+            "rating": round(float(estimate.score[i]), 4),
+            "rating_low": round(float(estimate.low[i]), 4),
+            "rating_high": round(float(estimate.high[i]), 4),
+            "jousts": int(stats.jousts[i]),
+            "stats": stats.as_json(i),
+        }
+        for place, i in enumerate(result.order)
+    ]
 
 
 def arena_player(jousts: arena.Arena, programs: Sequence[engine.Program]) -> Player:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hill.ladder.archive import Board
-from hill.ladder.ladder import Ladder, Standing
+from hill.ladder.ladder import Ladder, Standing, joust_list, ranking
 from hill.statistics import Statistics
 
 
@@ -22,27 +22,12 @@ def ladder_json(
     names: Sequence[str], ladder: Ladder, result: Standing, stats: Statistics
 ) -> dict[str, Any]:
     n = ladder.size
-    estimate = result.estimate
     return {
         "pool": n,
         "pairs": n * (n - 1) // 2,
         "jousts_played": ladder.played,
-        "played": [
-            [names[a], names[b], sum(outcomes)]
-            for a, b, outcomes in zip(ladder.first, ladder.second, ladder.outcomes, strict=True)
-        ],
-        "ranking": [
-            {
-                "rank": place + 1,
-                "name": names[i],
-                "rating": round(float(estimate.score[i]), 4),
-                "rating_low": round(float(estimate.low[i]), 4),
-                "rating_high": round(float(estimate.high[i]), 4),
-                "jousts": int(stats.jousts[i]),
-                "stats": stats.as_json(i),
-            }
-            for place, i in enumerate(result.order)
-        ],
+        "played": joust_list(ladder, names),
+        "ranking": ranking(result, stats, names),
     }
 
 

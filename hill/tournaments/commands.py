@@ -35,21 +35,29 @@ def add_tournament_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--json", action="store_true", help="print the result as one JSON object")
     run.add_argument("--seed", type=int, help="Swiss round 1 (default: a random seed, printed)")
     run.add_argument(
-        "--additional-rounds", type=_count, default=0, metavar="K",
+        "--additional-rounds",
+        type=_count,
+        default=0,
+        metavar="K",
         help="Swiss: play ceil(log2 N) + K rounds (default 0)",
     )
     run.add_argument(
-        "--allow-repeat", action="store_true",
+        "--allow-repeat",
+        action="store_true",
         help="Swiss: in a deadlock, let a pair meet once more instead of ending",
     )
     run.add_argument(
-        "--criteria", type=_criteria, default=CRITERIA, metavar="A,B,...",
+        "--criteria",
+        type=_criteria,
+        default=CRITERIA,
+        metavar="A,B,...",
         help=f"Swiss: the order of the criteria (default {','.join(CRITERIA)})",
     )
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="play on this Dask cluster")
     run.add_argument("--jobs", type=_count, help="local threads (default: every core)")
     run.add_argument(
-        "--state", metavar="FILE",
+        "--state",
+        metavar="FILE",
         help="keep the tournament in this SQLite file; run again to resume after a crash",
     )
     run.set_defaults(run=command_run)

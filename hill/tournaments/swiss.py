@@ -85,8 +85,7 @@ def next_round(
     pairs = closest_pairs(order, meetings, max_meetings=1)
     if pairs is None and not settings.allow_repeat:
         return Ended(
-            f"deadlock: every pairing of round {number} repeats a match "
-            "(allow_repeat is off)"
+            f"deadlock: every pairing of round {number} repeats a match (allow_repeat is off)"
         )
     if pairs is None:
         # spec: with allow_repeat "a rematch is allowed, each pair at most once more"
