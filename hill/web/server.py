@@ -19,12 +19,14 @@ from hill.logs import configure_logging
 from hill.queries import HillQueries
 from hill.requests import RequestBook
 from hill.uploads import UploadLinks
-from hill.web import upload
+from hill.web import history_views, upload
+from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.trace_store import Busy, TraceStore
+from hill.web.urls import PUBLIC_URL
 from hill.web.views import TRACES, json_response, routes
 
 log = logging.getLogger(__name__)
@@ -43,7 +45,7 @@ SECURITY_HEADERS = {
 
 
 # paths that answer text, errors included
-TEXT_PATHS = ("/source/",)
+TEXT_PATHS = ("/source/", "/code/")
 
 
 def error_page(request: web.Request, status: int, message: str) -> web.Response:
@@ -95,6 +97,9 @@ def create_app(
     quiet_client_errors()
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(queries)
+    app[PUBLIC_URL] = settings.public_url
+    repository = hill.data_dir / "hill-repo"
+    app[HISTORY] = HistoryPages(queries, repository)
     app[TRACES] = TraceStore(
         queries.program_code,
         workers=settings.trace_workers,
@@ -106,7 +111,8 @@ def create_app(
     )
     app.add_routes(routes)
     app.add_routes(upload.routes)
-    app.add_routes(GitHttp(hill.data_dir / "hill-repo").routes())
+    app.add_routes(history_views.routes)
+    app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app
@@ -115,6 +121,7 @@ def create_app(
 async def _close_threads(app: web.Application) -> None:
     app[READER].close()
     app[TRACES].close()
+    app[HISTORY].close()
 
 
 async def start_web(

@@ -19,6 +19,7 @@ from aiohttp import web
 from hill import engine
 from hill.names import is_full_name
 from hill.web import api
+from hill.web.commits import HISTORY
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound, Snapshot
 from hill.web.trace_store import TraceStore
@@ -38,8 +39,11 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
-def page(name: str, html_path: str, api_path: str, template: str) -> Callable[[Loader], Loader]:
-    """Serve a loader's dict as JSON at api_path and through a template at html_path."""
+def page(
+    name: str, html_path: str, api_path: str, template: str, table: web.RouteTableDef = routes
+) -> Callable[[Loader], Loader]:
+    """Serve a loader's dict as JSON at api_path and through a template at
+    html_path (routes of `table`)."""
 
     def register(load: Loader) -> Loader:
         async def as_json(request: web.Request) -> web.Response:
@@ -48,8 +52,8 @@ def page(name: str, html_path: str, api_path: str, template: str) -> Callable[[L
         async def as_html(request: web.Request) -> web.Response:
             return render(request, template, await load(request))
 
-        routes.get(api_path, name=f"{name}-json")(as_json)
-        routes.get(html_path, name=name)(as_html)
+        table.get(api_path, name=f"{name}-json")(as_json)
+        table.get(html_path, name=name)(as_html)
         return load
 
     return register
@@ -92,7 +96,9 @@ async def matrix(request: web.Request) -> dict[str, Any]:
 
 @page("program", f"/program/{NAME}", f"/api/breakdown/{NAME}", "breakdown.html")
 async def breakdown(request: web.Request) -> dict[str, Any]:
-    return api.breakdown(await snapshot(request), name_param(request))
+    name = name_param(request)
+    data = api.breakdown(await snapshot(request), name)
+    return {**data, "versions": await request.app[HISTORY].versions(name)}
 
 
 @page("pair", f"/program/{NAME}/vs/{OTHER}", f"/api/breakdown/{NAME}/{OTHER}", "pair.html")
