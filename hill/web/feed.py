@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from feedgen.feed import FeedGenerator
 
 from hill.queries import HillEvent
-from hill.recorder import commit_message
+from hill.recorder import commit_title
 
 ENTRIES = 50
 # characters XML 1.0 cannot hold (feedgen refuses them rather than drop them)
@@ -31,11 +31,6 @@ def _text(value: str) -> str:
 
 def _utc(time: dt.datetime) -> dt.datetime:
     return time.replace(tzinfo=dt.UTC)  # stored times are naive UTC
-
-
-def title(change: HillEvent) -> str:
-    """The first line of the change's commit message: `Adding alice.rush` ..."""
-    return commit_message(change.kind, change.program, change.displaced, "").partition("\n")[0]
 
 
 def atom_feed(
@@ -59,7 +54,9 @@ def atom_feed(
         assert change.commit is not None
         entry = feed.add_entry(order="append")
         entry.id(uuid.uuid5(uuid.NAMESPACE_URL, f"bfjoust-hill:commit:{change.commit}").urn)
-        entry.title(_text(f"#{change.id} {title(change)}"))
+        entry.title(
+            _text(f"#{change.id} {commit_title(change.kind, change.program, change.displaced)}")
+        )
         entry.summary(_text(change.summary))
         entry.author(name=_text(change.actor) or "hill")
         entry.link(href=commit_url(change.commit), rel="alternate", type="text/html")
