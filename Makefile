@@ -45,6 +45,7 @@ bench: setup system-run
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
 	$(BIN)/python bench/web.py
+	$(BIN)/python bench/history.py
 	$(BIN)/python bench/trace_load.py
 
 clean:

@@ -121,6 +121,10 @@ class GitHttp:
                     await response.write(chunk)
                 await feeding
                 await response.write_eof()
+                # before `finally`: killing a git that has exited but not been
+                # waited for would reap it behind asyncio's back (Popen.kill
+                # polls first), and its status would be lost
+                await process.wait()
         except TimeoutError:
             log.warning("git http-backend took over %g s; stopped", TIME_LIMIT)
             if response is None:
