@@ -14,6 +14,7 @@ The pure parts, `resolve` and `standings_moves`, are plain functions.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +33,7 @@ from hill.web.code_diff import code_diff
 from hill.web.git_reader import ChangedFile, GitCommit, GitReader, GitUnavailable
 from hill.web.state import NotFound, Timeline
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 SHA = re.compile(r"[0-9a-f]{7,40}")
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
@@ -114,7 +116,10 @@ class HistoryPages:
             try:
                 commit = await self.git.commit(change.commit)
             except GitUnavailable as error:
-                raise web.HTTPServiceUnavailable(reason=str(error)) from None
+                log.warning("reading commit %s: %s", change.commit, error)
+                raise web.HTTPServiceUnavailable(
+                    reason="git could not read the history just now; try again shortly"
+                ) from None
             if commit is None:
                 raise NotFound(f"commit {change.commit} is not in the hill's repository")
             cached = self._commits[change.commit] = await self._commit_data(
