@@ -5,7 +5,9 @@ it alone.  Layout: state.py reads the hill (cached, one state at a time),
 api.py shapes each page's data, views.py maps URLs to them, urls.py builds
 the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
-battles, requestlog.py keeps the access log to one line a request.
+battles; history_views.py (on commits.py) the history's commit pages, code
+and feed, git_http.py the repository to git clients; requestlog.py keeps
+the access log to one line a request.
 """
 
 from __future__ import annotations
@@ -144,7 +146,7 @@ async def start_web(
 
 def run_web(settings: Settings) -> None:
     """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It reads
-    the hill (no lock, no migration, no git) and writes only the upload
+    the hill (no lock, no migration, no git write) and writes only the upload
     requests the bot plays; HillError if the hill's database is missing or
     of another schema."""
     configure_logging()
