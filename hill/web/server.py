@@ -103,7 +103,7 @@ def create_app(
     repository = hill.data_dir / "hill-repo"
     app[HISTORY] = HistoryPages(queries, repository)
     app[TRACES] = TraceStore(
-        queries.program_code,
+        queries.code_of_hash,
         workers=settings.trace_workers,
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,

@@ -144,9 +144,9 @@ async def trace(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     left, right, tape, polarity = battle_params(request, snap)
     at = int_param(request, "from") or 0
-    ids = (snap.entry(left).program.id, snap.entry(right).program.id)
+    hashes = (snap.entry(left).program.code_hash, snap.entry(right).program.code_hash)
     try:
-        piece = await request.app[TRACES].piece(*ids, tape, polarity, at)
+        piece = await request.app[TRACES].piece(*hashes, tape, polarity, at)
     except IndexError:
         raise NotFound(f"the battle ends before cycle {at}") from None
     return gzipped_json(request, piece)
