@@ -19,7 +19,7 @@ import pytest
 from conftest import warrior_path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import WebProcess, chromium, get
+from webhill import WebProcess, chromium, get, git
 
 from hill.arena import code_hash
 from hill.config import HillSettings, WebSettings
@@ -42,19 +42,6 @@ def bfjoust(*args: str | Path) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-def git(*args: str | Path, cwd: Path | None = None, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done.stdout + done.stderr
 
 
 @dataclass
