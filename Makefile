@@ -47,6 +47,7 @@ bench: setup system-run
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/history.py
 	$(BIN)/python bench/trace_load.py
+	$(BIN)/python bench/tournament.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/*.so

@@ -119,6 +119,10 @@ class Results:
     def __len__(self) -> int:
         return len(self._outcomes)
 
+    def __contains__(self, pair: Pair) -> bool:
+        """Whether the joust of this kept pair is here."""
+        return pair in self._outcomes
+
     def add(self, played: Iterable[Played]) -> None:
         for pair, result in played:
             self._outcomes[pair] = encode(result.outcomes)

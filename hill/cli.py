@@ -20,13 +20,15 @@ from hill.hill_commands import (
     read_file,
     settings_of,
 )
+from hill.tournaments import TournamentError
+from hill.tournaments.commands import add_tournament_commands
 
 
 def load_program(path: str) -> Program:
     try:
         return engine.compile_program(read_file(path))
     except ParseError as error:
-        raise CommandError(f"{path}:{error.line}:{error.column}: {error.message}") from None
+        raise CommandError(error.located(path)) from None
 
 
 def load_programs(paths: Sequence[str]) -> list[Program]:
@@ -176,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.set_defaults(run=command_trace)
 
     add_hill_commands(commands)
+    add_tournament_commands(commands)
 
     bot = commands.add_parser("bot", help="run the IRC bot (and the web report)")
     add_shared_options(bot)
@@ -200,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.command} takes no {' or '.join(given)}")
     try:
         args.run(args)
-    except CommandError as error:
+    except (CommandError, TournamentError) as error:
         print(error, file=sys.stderr)
         return 1
     except BrokenPipeError:

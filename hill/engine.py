@@ -72,6 +72,10 @@ class ParseError(ValueError):
         self.column = column
         self.offset = offset
 
+    def located(self, path: str) -> str:
+        """`path:line:column: message`, as compilers say it."""
+        return f"{path}:{self.line}:{self.column}: {self.message}"
+
 
 def _as_bytes(source: str | bytes) -> bytes:
     return source.encode("utf-8", "surrogateescape") if isinstance(source, str) else source

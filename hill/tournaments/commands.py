@@ -1,0 +1,150 @@
+"""`bfjoust tournament run`: a tournament over program files, printed as JSON
+(TOURNAMENTS.md "Tool contract") or as a table."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import secrets
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from tqdm import tqdm
+
+from hill.arena import Arena
+from hill.tournaments.criteria import CRITERIA, parse_criteria
+from hill.tournaments.ledger import MemoryStore
+from hill.tournaments.pools import file_pool
+from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.tournaments.state_file import StateFile
+
+SWISS_ONLY = {"additional_rounds": 0, "allow_repeat": False, "criteria": CRITERIA}  # defaults
+
+
+def add_tournament_commands(commands: argparse._SubParsersAction) -> None:
+    tournament = commands.add_parser(
+        "tournament", help="play tournaments (they never change the hill)"
+    )
+    actions = tournament.add_subparsers(dest="tournament_command", required=True, metavar="COMMAND")
+    run = actions.add_parser("run", help="a tournament over program files")
+    run.add_argument("files", nargs="*", metavar="FILE", help="the entrants (names as given)")
+    run.add_argument("--format", choices=FORMATS, required=True)
+    run.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    run.add_argument("--seed", type=int, help="Swiss round 1 (default: a random seed, printed)")
+    run.add_argument(
+        "--additional-rounds", type=_count, default=0, metavar="K",
+        help="Swiss: play ceil(log2 N) + K rounds (default 0)",
+    )
+    run.add_argument(
+        "--allow-repeat", action="store_true",
+        help="Swiss: in a deadlock, let a pair meet once more instead of ending",
+    )
+    run.add_argument(
+        "--criteria", type=_criteria, default=CRITERIA, metavar="A,B,...",
+        help=f"Swiss: the order of the criteria (default {','.join(CRITERIA)})",
+    )
+    run.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="play on this Dask cluster")
+    run.add_argument("--jobs", type=_count, help="local threads (default: every core)")
+    run.add_argument(
+        "--state", metavar="FILE",
+        help="keep the tournament in this SQLite file; run again to resume after a crash",
+    )
+    run.set_defaults(run=command_run)
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def _criteria(text: str) -> tuple[str, ...]:
+    try:
+        return parse_criteria(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def command_run(args: argparse.Namespace) -> None:
+    programs = file_pool(args.files)
+    if args.format != SWISS:
+        for option, default in SWISS_ONLY.items():
+            if getattr(args, option) != default:
+                print(f"note: --{option.replace('_', '-')} applies to swiss only", file=sys.stderr)
+    store = MemoryStore() if args.state is None else StateFile(Path(args.state))
+    seed = args.seed
+    if seed is None and args.format == SWISS:
+        # a resumed run keeps its first seed; a new one is reported: the run can be repeated
+        stored = store.stored_plan() if isinstance(store, StateFile) else None
+        seed = stored["seed"] if stored else secrets.randbelow(2**31)
+    plan = TournamentPlan(
+        format=args.format,
+        entrants=tuple(args.files),
+        seed=seed,
+        additional_rounds=args.additional_rounds,
+        allow_repeat=args.allow_repeat,
+        criteria=args.criteria,
+    )
+    if isinstance(store, StateFile):
+        store.claim(plan.to_json(programs))
+    with arena_for(args) as jousts, progress_bar(plan) as progress:
+        tournament = Tournament(plan, programs, store, jousts)
+        tournament.run(progress)
+    result = tournament.to_json()
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(text_result(result))
+
+
+@contextlib.contextmanager
+def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
+    """The arena on every local core, or on the Dask cluster of `--scheduler`."""
+    if args.scheduler is None:
+        yield Arena(jobs=args.jobs)
+        return
+    from hill.tournaments.dask_executor import DaskExecutor  # Dask is loaded only for a cluster
+
+    with DaskExecutor(args.scheduler) as executor:
+        # (after distributed set its logging up) the client logs a lost scheduler
+        # with a traceback; the error raised says it in one line
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        yield Arena(executor)
+
+
+@contextlib.contextmanager
+def progress_bar(plan: TournamentPlan) -> Iterator[Progress]:
+    """A bar on stderr (a terminal) for runs longer than a second."""
+    with tqdm(
+        total=plan.expected_matches(), unit="match", file=sys.stderr, delay=1, disable=None
+    ) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        yield progress
+
+
+def text_result(result: dict) -> str:
+    """The standings as a table, and how it ended."""
+    rows = result["standings"]
+    columns = [key for key in rows[0] if key not in ("rank", "name")]
+    width = max(len(row["name"]) for row in rows)
+    lines = [f"{'#':>4}  {'name':{width}}  " + "  ".join(f"{c:>9}" for c in columns)]
+    for row in rows:
+        cells = "  ".join(_cell(row[c]) for c in columns)
+        lines.append(f"{row['rank']:>4}  {row['name']:{width}}  {cells}")
+    rounds = len(result["rounds"])
+    lines.append(f"{result['format']}, {rounds} round{'s' * (rounds != 1)}: {result['ended']}")
+    if result.get("seed") is not None:
+        lines[-1] += f" (seed {result['seed']})"
+    return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    return f"{value:>9.2f}" if isinstance(value, float) else f"{value!s:>9}"

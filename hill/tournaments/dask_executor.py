@@ -1,0 +1,134 @@
+"""Jousts on a Dask `distributed` cluster (`--scheduler tcp://HOST:PORT`):
+an executor the arena plays on (`arena.Arena(DaskExecutor(...))`).
+
+Each program's code goes to the workers once (scattered to all of them);
+batches of pairs are Dask tasks that the scheduler places and, when a worker
+dies, runs again elsewhere; results come back as batches finish. Workers
+compile with the project's engine, so they run from an environment where
+this package is installed (`.venv/bin/dask worker tcp://HOST:PORT`).
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+
+import numpy as np
+
+from hill import engine
+from hill.arena import CodeOf, Pair, Played, ProgramCache
+from hill.tournaments import TournamentError
+
+BATCH = 256  # jousts per task at most: a task costs the scheduler about a millisecond
+RETRIES = 3  # a batch that raises is tried again this often (a lost worker's are rerun anyway)
+CONNECT_TIMEOUT = "10s"
+
+_compiled = ProgramCache()  # on a worker: the programs earlier batches compiled
+
+
+def joust_batch(pairs: list[Pair], *code: dict[str, bytes]) -> list[tuple[bytes, int]]:
+    """The task a worker runs: a batch of jousts (the code arrives scattered,
+    in dictionaries of hash -> code).
+
+    Each joust comes back as its outcomes in bytes (int8) and its game
+    cycles, in the batch's order: a tenth of the pickled size of the pairs
+    and tuples, which the client knows already.
+    """
+    code_of = ChainMap(*code).__getitem__
+    played = []
+    for left, right in pairs:
+        result = engine.joust(_compiled.get(left, code_of), _compiled.get(right, code_of))
+        played.append((np.asarray(result.outcomes, dtype=np.int8).tobytes(), result.game_cycles))
+    return played
+
+
+def batches(pairs: Sequence[Pair], count: int) -> list[Sequence[Pair]]:
+    """`pairs` cut into about `count` batches of at most BATCH pairs."""
+    size = max(1, min(BATCH, -(-len(pairs) // max(count, 1))))
+    return [pairs[i : i + size] for i in range(0, len(pairs), size)]
+
+
+class DaskExecutor:
+    """The arena's executor on the Dask cluster whose scheduler is at `address`.
+
+    Use it as a context manager: it connects on entry and disconnects on exit.
+    """
+
+    def __init__(
+        self, address: str, *, batches_per_thread: int = 4, worker_timeout: float = 60
+    ) -> None:
+        self.address = address
+        self.batches_per_thread = batches_per_thread
+        self.worker_timeout = worker_timeout  # seconds to wait for a first worker
+        self.client = None
+        # the programs' code on the cluster: dictionaries (hash -> code), one Future each
+        self.scattered: list[tuple[frozenset[str], object]] = []
+        self.sent: set[str] = set()
+
+    def __enter__(self) -> DaskExecutor:
+        from distributed import Client  # loaded only for a cluster run
+
+        try:
+            self.client = Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError) as error:
+            raise TournamentError(
+                f"cannot reach the Dask scheduler at {self.address}: {error}"
+            ) from None
+        try:
+            self.client.wait_for_workers(1, timeout=self.worker_timeout)
+        except TimeoutError:
+            self.client.close()
+            raise TournamentError(
+                f"no Dask worker joined the scheduler at {self.address} "
+                f"within {self.worker_timeout:g} s"
+            ) from None
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+    def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
+        from distributed import as_completed
+
+        if self.client is None:
+            raise RuntimeError("DaskExecutor is used inside `with`")
+        self._send_code({program for pair in pairs for program in pair}, code_of)
+        threads = max(1, sum(self.client.nthreads().values()))
+        tasks = {
+            self.client.submit(
+                joust_batch, batch, *self._code_for(batch), retries=RETRIES, pure=False
+            ): batch
+            for batch in batches(pairs, self.batches_per_thread * threads)
+        }
+        for task in as_completed(tasks, loop=self.client.loop):
+            try:
+                played = task.result()
+            except Exception as error:  # whatever the cluster raised, said in one line
+                message = f"the Dask cluster failed a batch of jousts: {error}"
+                raise TournamentError(message) from None
+            for pair, (raw, cycles) in zip(tasks[task], played, strict=True):
+                outcomes = tuple(np.frombuffer(raw, dtype=np.int8).tolist())
+                yield Played(pair, engine.JoustResult(outcomes, game_cycles=cycles))
+
+    def _send_code(self, programs: set[str], code_of: CodeOf) -> None:
+        """Send the code of the programs the workers lack, in one dictionary,
+        to every worker."""
+        new = {program: code_of(program) for program in sorted(programs - self.sent)}
+        if new:
+            # in a list: scatter sends the dictionary as one object, not one per item
+            (future,) = self.client.scatter([new], broadcast=True, hash=False)
+            self.scattered.append((frozenset(new), future))
+            self.sent |= new.keys()
+
+    def _code_for(self, batch: Sequence[Pair]) -> list[object]:
+        """The scattered code dictionaries a batch needs (a task depends on few)."""
+        programs = {program for pair in batch for program in pair}
+        return [future for sent, future in self.scattered if sent & programs]

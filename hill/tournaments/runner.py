@@ -1,0 +1,206 @@
+"""Playing a tournament: pair a round, play its matches, commit them, repeat.
+
+`Tournament` ties the rules (round robin, Swiss) to the ledger and the
+arena, which plays the jousts (on local cores or a cluster). Every step is
+written to the ledger's store before the next one, and the rules are pure
+functions of the committed rounds, so a run picked up from its store (after
+a crash) finishes exactly as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from hill import arena
+from hill.arena import Arena, Pair, Played
+from hill.tournaments import round_robin
+from hill.tournaments.criteria import CRITERIA, swiss_standings
+from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch
+from hill.tournaments.swiss import (
+    COMPLETE,
+    Ended,
+    Pairing,
+    SwissSettings,
+    next_round,
+    planned_rounds,
+)
+
+SWISS = "swiss"
+ROUND_ROBIN = "round-robin"
+FORMATS = (SWISS, ROUND_ROBIN)
+
+Progress = Callable[[int, int], None]  # (matches committed, matches expected)
+WRITE_INTERVAL = 0.2  # seconds between writes of committed results
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """Everything that decides a tournament's result besides the programs."""
+
+    format: str
+    entrants: tuple[str, ...]
+    seed: int | None = None  # Swiss round 1; a round robin only reports it
+    additional_rounds: int = 0
+    allow_repeat: bool = False
+    criteria: tuple[str, ...] = CRITERIA
+
+    def swiss_settings(self) -> SwissSettings:
+        if self.seed is None:
+            raise ValueError("a Swiss tournament needs a seed")
+        return SwissSettings(self.seed, self.additional_rounds, self.allow_repeat, self.criteria)
+
+    def to_json(self, programs: Mapping[str, bytes]) -> dict[str, object]:
+        """The plan as plain data, with each entrant's program by content."""
+        return {
+            "format": self.format,
+            "entrants": list(self.entrants),
+            "programs": [arena.code_hash(programs[name]) for name in self.entrants],
+            "seed": self.seed,
+            "additional_rounds": self.additional_rounds,
+            "allow_repeat": self.allow_repeat,
+            "criteria": list(self.criteria),
+        }
+
+    def expected_matches(self) -> int:
+        n = len(self.entrants)
+        if self.format == ROUND_ROBIN:
+            return n * (n - 1) // 2
+        return planned_rounds(n, self.additional_rounds) * (n // 2)
+
+
+class Tournament:
+    """One tournament over `programs` (entrant name -> code), kept in `store`,
+    its jousts played by `jousts` (default: an arena on every local core)
+    unless `known` has them already."""
+
+    def __init__(
+        self,
+        plan: TournamentPlan,
+        programs: Mapping[str, bytes],
+        store: LedgerStore,
+        jousts: Arena | None = None,
+        known: arena.Results | None = None,
+    ) -> None:
+        self.plan = plan
+        self.store = store
+        self.arena = jousts or Arena()
+        self.hashes = {name: arena.code_hash(programs[name]) for name in plan.entrants}
+        self.code = {self.hashes[name]: programs[name] for name in plan.entrants}
+        # jousts known (e.g. the hill's, from storage) and played: none is played twice
+        self.results = known if known is not None else arena.Results()
+        self.ledger = Ledger.replay(store.read())
+        # a restart: matches checked out without a result go back to the queue
+        self.store.write(list(self.ledger.requeue_checked_out()))
+
+    @property
+    def ended(self) -> str | None:
+        """None while it runs; COMPLETE or why it ended early once it is over."""
+        return self.ledger.ended
+
+    def run(self, progress: Progress | None = None) -> None:
+        """Play until the end (from wherever the store left off)."""
+        while self.ledger.ended is None:
+            if self.ledger.round_complete():
+                self._open_next_round()
+            else:
+                self._play_current_round(progress)
+
+    def _open_next_round(self) -> None:
+        decision = self._next_round()
+        if isinstance(decision, Ended):
+            self.store.write([self.ledger.end(decision.reason)])
+        else:
+            self.store.write(self.ledger.open_round(decision.bye, list(decision.pairs)))
+
+    def _next_round(self) -> Pairing | Ended:
+        if self.plan.format == ROUND_ROBIN:
+            if self.ledger.current_round:
+                return Ended(COMPLETE)
+            return Pairing(1, None, tuple(round_robin.round_robin_pairs(self.plan.entrants)))
+        rounds = self.ledger.played_rounds()
+        return next_round(self.plan.entrants, rounds, self.plan.swiss_settings())
+
+    def _play_current_round(self, progress: Progress | None) -> None:
+        matches = self.ledger.check_out()
+        self.store.write(list(matches))
+        waiting: dict[Pair, list[tuple[ScheduledMatch, int]]] = defaultdict(list)
+        for match in matches:
+            pair, sign = arena.oriented(self.hashes[match.a], self.hashes[match.b])
+            waiting[pair].append((match, sign))
+        with WriteBehind(self.store) as writes:
+            for pair in [pair for pair in waiting if pair in self.results]:  # known, a rematch
+                margin = int(self.results.between(*pair).sum())
+                writes.add(self._commit(waiting.pop(pair), margin, progress))
+            for pair, result in self.arena.play(list(waiting), self.code.__getitem__):
+                self.results.add([Played(pair, result)])
+                writes.add(self._commit(waiting.pop(pair), result.score, progress))
+        if waiting:
+            raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
+
+    def _commit(
+        self,
+        matches: Sequence[tuple[ScheduledMatch, int]],
+        margin: int,
+        progress: Progress | None,
+    ) -> list[Change]:
+        """Commit the matches of one joust: `margin` from its left side, each
+        match's sign turning it to the match's a."""
+        committed: list[Change] = [
+            self.ledger.commit(match.key, sign * margin) for match, sign in matches
+        ]
+        if progress is not None:
+            progress(self.ledger.committed, self.plan.expected_matches())
+        return committed
+
+    def to_json(self) -> dict[str, object]:
+        """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
+        rounds = self.ledger.played_rounds()
+        result: dict[str, object] = {
+            "format": self.plan.format,
+            "seed": self.plan.seed,
+            "entrants": list(self.plan.entrants),
+            "ended": self.ledger.ended,
+            "rounds": [round_.to_json() for round_ in rounds],
+        }
+        if self.plan.format == SWISS:
+            rows = swiss_standings(self.plan.entrants, rounds, self.plan.criteria)
+            result["standings"] = [row.to_json() for row in rows]
+            return result
+        matches = [match for round_ in rounds for match in round_.matches]
+        table = round_robin.standings(self.plan.entrants, matches)
+        wins = round_robin.total_wins(table)
+        result["standings"] = [row.to_json(wins) for row in table]
+        result["reality_show"] = round_robin.reality_show(self.plan.entrants, matches)
+        return result
+
+
+class WriteBehind:
+    """Committed results written to the store together, every WRITE_INTERVAL
+    seconds and on leaving (an error too): one transaction per result would
+    cost more than many jousts. A crash loses at most the last interval's
+    results, and those matches are played again."""
+
+    def __init__(self, store: LedgerStore) -> None:
+        self.store = store
+        self.pending: list[Change] = []
+        self.written = time.monotonic()
+
+    def add(self, changes: list[Change]) -> None:
+        self.pending += changes
+        if time.monotonic() - self.written >= WRITE_INTERVAL:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.store.write(self.pending)
+        self.pending = []
+        self.written = time.monotonic()
+
+    def __enter__(self) -> WriteBehind:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        self.flush()
