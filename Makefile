@@ -44,6 +44,8 @@ bench: setup system-run
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
+	$(BIN)/python bench/hill_statistics.py
+	$(BIN)/python bench/ladder.py --quick --seeds 3
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/history.py
 	$(BIN)/python bench/trace_load.py

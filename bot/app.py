@@ -36,8 +36,8 @@ class HillBot:
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
 
-    def _refund(self, user: str) -> None:
-        self.commands.limiter.refund(user)
+    def _refund(self, owner: str) -> None:
+        self.commands.refund(owner)
 
     def _answer(self, request: Request, text: str, on_sent: Callable[[], None]) -> None:
         """A request's answer, addressed as the reply to its command would

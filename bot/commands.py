@@ -12,6 +12,7 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
@@ -41,6 +42,16 @@ PROSE_WARNING = (
 )
 
 
+class Reply(Protocol):
+    """How an answer goes back (IrcClient.reply)."""
+
+    def __call__(self, message: Incoming, text: str, *, refusal: bool = False) -> None: ...
+
+
+class Quiet(Exception):
+    """A request refused without a word: the sender was told already."""
+
+
 class Usage(Exception):
     """A malformed command; the message says how to use it."""
 
@@ -51,6 +62,7 @@ class Command:
     usage: str  # the arguments
     run: Callable[[Incoming, str], Awaitable[None]]
     admin: bool = False
+    vouched: bool = False  # needs the sender's account confirmed (it names the owner)
 
 
 class Commands:
@@ -59,7 +71,7 @@ class Commands:
         settings: Settings,
         hill: Hill,
         runner: Runner,
-        reply: Callable[[Incoming, str], None],
+        reply: Reply,
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
@@ -70,18 +82,19 @@ class Commands:
         self.limiter = RateLimiter(
             self.irc.rate_limit_per_user, self.irc.rate_limit_global, self.irc.rate_window_seconds
         )
+        self.limit_keys: dict[str, str] = {}  # owner -> whose limit their last submission used
         self.tasks: set[asyncio.Task[None]] = set()
         table = [
-            Command("", "NAME CODE|URL", self.challenge),
-            Command("-test", "NAME CODE|URL", self.test),
-            Command("-upload", "NAME [test]", self.upload),
-            Command("-withdraw", "NAME", self.withdraw),
+            Command("", "NAME CODE|URL", self.challenge, vouched=True),
+            Command("-test", "NAME CODE|URL", self.test, vouched=True),
+            Command("-upload", "NAME [test]", self.upload, vouched=True),
+            Command("-withdraw", "NAME", self.withdraw, vouched=True),
             Command("-rank", "NAME|OWNER.NAME", self.rank),
             Command("-report", "", self.report),
-            Command("-log", "[NAME|OWNER.NAME]", self.log),
+            Command("-log", "[NAME|OWNER.NAME]", self.recent_changes),
             Command("-help", "", self.help),
-            Command("-remove", "OWNER.NAME", self.remove, admin=True),
-            Command("-rescore", "", self.rescore, admin=True),
+            Command("-remove", "OWNER.NAME", self.remove, admin=True, vouched=True),
+            Command("-rescore", "", self.rescore, admin=True, vouched=True),
         ]
         self.table = {(self.irc.command + c.suffix).lower(): c for c in table}
 
@@ -92,7 +105,7 @@ class Commands:
         command = self.table.get(word.lower())
         if command is None:
             if word.lower().startswith(self.irc.command.lower() + "-"):
-                self.reply(message, self._unknown(word))
+                self.reply(message, self._unknown(word), refusal=True)
             return
         task = asyncio.create_task(self._run(command, message, args.strip()))
         self.tasks.add(task)
@@ -100,20 +113,29 @@ class Commands:
 
     async def _run(self, command: Command, message: Incoming, args: str) -> None:
         name = self.irc.command + command.suffix
-        log.info("command", command=name, nick=message.sender.nick, account=message.sender.account)
+
+        def refuse(text: str) -> None:
+            self.reply(message, text, refusal=True)
+
         try:
+            if command.vouched:
+                message = await message.vouched()
+            sender = message.sender
+            log.info("command", command=name, nick=sender.nick, account=sender.account)
             if command.admin and not message.sender.is_admin(self.irc.admins):
                 raise HillError(f"{name} is for the hill's admins")
             await command.run(message, args)
+        except Quiet:
+            pass
         except Usage as usage:
-            self.reply(message, f"usage: {name} {command.usage}".rstrip() + f" ({usage})")
+            refuse(f"usage: {name} {command.usage}".rstrip() + f" ({usage})")
         except (HillError, FetchError) as error:
-            self.reply(message, str(error))
+            refuse(str(error))
         except QueueFull:
-            self.reply(message, BUSY)
+            refuse(BUSY)
         except Exception:
             log.exception("command failed", command=name)
-            self.reply(message, "something went wrong; it has been logged")
+            refuse("something went wrong; it has been logged")
 
     def _unknown(self, word: str) -> str:
         shown = re.sub(r"[^A-Za-z0-9_-]", "", word[len(self.irc.command) :])[:30]
@@ -133,17 +155,33 @@ class Commands:
         if not name or not code:
             raise Usage("a name and the program, or a URL of it")
         sender = message.sender
-        owner = sender.tester(name) if test_only else sender.owner(name)
-        user = sender.identity or sender.nick
-        refusal = self.limiter.check(user)
-        if refusal:
-            raise HillError(refusal)
+        owner = await self._owner(sender, name, test_only=test_only)
+        self._count(sender, owner)
         try:
             source = await self._source(code)
             await self._ask(message, "test" if test_only else "challenge", owner, name, source)
         except (FetchError, QueueFull):
-            self.limiter.refund(user)  # no program, or no room: it does not count
+            self.limiter.refund(sender.key)  # no program, or no room: it does not count
             raise
+
+    async def _owner(self, sender: Sender, name: str, *, test_only: bool = False) -> str:
+        """Whose program `name` of `sender`'s is (HillError if they may not
+        have one), spelt as the hill already spells that owner: nicks and
+        accounts have no case, and one person has one name."""
+        owner = sender.tester(name) if test_only else sender.owner(name)
+        return sender.spelling(owner, await asyncio.to_thread(self.hill.queries.owners))
+
+    def _count(self, sender: Sender, owner: str) -> None:
+        """Count a submission against `sender`'s limit (their account, or
+        their connection); raises when over it, quietly after the first time."""
+        refusal = self.limiter.check(sender.key)
+        if refusal:
+            raise Quiet if refusal.told else HillError(refusal.reason)
+        self.limit_keys[owner] = sender.key
+
+    def refund(self, owner: str) -> None:
+        """The hill refused `owner`'s program without a joust: it does not count."""
+        self.limiter.refund(self.limit_keys.get(owner, owner))
 
     async def _ask(
         self, message: Incoming, command: str, owner: str, name: str, code: bytes | None = None
@@ -177,11 +215,8 @@ class Commands:
             raise Usage("a name for your program, and `test` to only test it")
         test_only = mode.strip() == "test"
         sender = message.sender
-        owner = sender.tester(name) if test_only else sender.owner(name)
-        user = sender.identity or sender.nick
-        refusal = self.limiter.check(user)  # a link is one submission
-        if refusal:
-            raise HillError(refusal)
+        owner = await self._owner(sender, name, test_only=test_only)
+        self._count(sender, owner)  # a link is one submission
         seconds = self.irc.upload_link_seconds
         token = await asyncio.to_thread(
             self.uploads.issue,
@@ -207,8 +242,8 @@ class Commands:
         sender = message.sender
         owner_given, dot, rest = args.partition(".")  # owners have no '.'
         name = rest if dot else args
-        owner = sender.owner(name)
-        if dot and owner_given.lower() != owner.lower():
+        owner = await self._owner(sender, name)
+        if dot and not sender.same(owner_given, owner):
             raise HillError(f"{args[:80]} is not yours: you may withdraw only your own programs")
         await self._ask(message, "withdraw", owner, name)
 
@@ -236,7 +271,7 @@ class Commands:
         self.reply(message, PROSE_WARNING)
         self.reply(message, top_line(await self._standings(), self.settings.web.url))
 
-    async def log(self, message: Incoming, args: str) -> None:
+    async def recent_changes(self, message: Incoming, args: str) -> None:
         if " " in args:
             raise Usage("a program's name, or nothing for the whole hill")
         queries, who, url = self.hill.queries, message.sender.identity, self.settings.web.url

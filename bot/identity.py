@@ -5,29 +5,66 @@ account-notify) a program's owner is the sender's services account, and a
 sender who is not logged in may only test: otherwise anyone could take a
 logged-in player's nick and overwrite their programs.  Elsewhere the owner
 is the nick.
+
+IRC compares nicks (and services accounts) without case, by the server's
+CASEMAPPING, so every comparison here folds case the same way; a sender is
+mapped onto the spelling the hill already has for them, so one person always
+owns programs under one name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from hill import names
 from hill.errors import HillError
 
 ACCOUNT_CAPS = ("account-tag", "account-notify")
+DEFAULT_CASEMAPPING = "rfc1459"  # what a server means when it says nothing
+
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CASEMAPS = {
+    "ascii": str.maketrans(_UPPER, _UPPER.lower()),
+    # Scandinavian: [ ] \ are the capitals of { } |, and ~ of ^ (but not in strict)
+    "rfc1459": str.maketrans(_UPPER + "[]\\~", _UPPER.lower() + "{}|^"),
+    "strict-rfc1459": str.maketrans(_UPPER + "[]\\", _UPPER.lower() + "{}|"),
+}
+
+
+def casefold(text: str, casemapping: str = DEFAULT_CASEMAPPING) -> str:
+    """`text` in lower case as the server's CASEMAPPING has it (an unknown
+    mapping is taken as rfc1459, the default)."""
+    return text.translate(_CASEMAPS.get(casemapping.lower(), _CASEMAPS[DEFAULT_CASEMAPPING]))
 
 
 @dataclass(frozen=True)
 class Sender:
+    """The sender of a message, as far as the bot can vouch for them."""
+
     nick: str
-    account: str | None  # None: not logged in (or not known to be)
+    account: str | None  # None: not logged in (or not confirmed to be)
     accounts: bool  # the network has accounts
+    userhost: str = ""  # user@host of the connection the message came from
+    casemapping: str = DEFAULT_CASEMAPPING
+
+    def fold(self, text: str) -> str:
+        return casefold(text, self.casemapping)
 
     @property
     def identity(self) -> str:
         """The account on a network with accounts, else the nick."""
         return (self.account or "") if self.accounts else self.nick
+
+    @property
+    def key(self) -> str:
+        """Whose limits a request counts against: the account, else the
+        connection (user@host), which a nick change does not reset."""
+        if self.account:
+            return "account " + self.fold(self.account)
+        if self.userhost:
+            return "connection " + self.userhost.lower()
+        return "nick " + self.fold(self.nick)
 
     def owner(self, name: str) -> str:
         """The owner of this sender's program `name`, for a hill change;
@@ -46,32 +83,19 @@ class Sender:
         names.check(owner, name)
         return owner
 
+    def same(self, one: str, other: str) -> bool:
+        """Whether two nicks (or accounts) are the same to the server."""
+        return self.fold(one) == self.fold(other)
+
+    def spelling(self, owner: str, owners: Collection[str]) -> str:
+        """`owner` as the hill already spells it (`owners`; an exact match
+        first, for a hill that has several), else as given."""
+        if owner in owners:
+            return owner
+        return next((known for known in sorted(owners) if self.same(known, owner)), owner)
+
     def is_admin(self, admins: Iterable[str]) -> bool:
-        identity = self.identity.lower()
-        return bool(identity) and identity in {a.lower() for a in admins}
-
-
-class AccountTracker:
-    """Accounts of the nicks the bot has seen, from extended-join and
-    account-notify, for servers that do not tag messages (account-tag)."""
-
-    def __init__(self) -> None:
-        self._accounts: dict[str, str | None] = {}
-
-    def clear(self) -> None:
-        self._accounts.clear()
-
-    def set(self, nick: str, account: str | None) -> None:
-        self._accounts[nick.lower()] = None if account in (None, "*", "0") else account
-
-    def renamed(self, old: str, new: str) -> None:
-        self._accounts[new.lower()] = self._accounts.pop(old.lower(), None)
-
-    def forget(self, nick: str) -> None:
-        self._accounts.pop(nick.lower(), None)
-
-    def get(self, nick: str) -> str | None:
-        return self._accounts.get(nick.lower())
+        return bool(self.identity) and any(self.same(self.identity, a) for a in admins)
 
 
 def tag_value(tags: list[dict[str, str | None]] | None, key: str) -> str | None:

@@ -1,15 +1,40 @@
-"""Fitting replies into IRC lines.
+"""Fitting replies into IRC lines, and making echoed text plain.
 
 A line the server relays is at most 512 bytes with its CR LF, and the server
 puts `:nick!user@host PRIVMSG target :` in front of our text, so the text
 gets what is left.  Splits fall on spaces where possible and never inside a
 UTF-8 character.
+
+Replies echo what players typed (names, nicks, URLs, parse errors), so
+everything the bot says is made plain first: IRC formatting codes and
+Unicode bidirectional controls are removed, so that no echo can colour the
+channel or turn the rest of a line around (U+202E).
 """
 
 from __future__ import annotations
 
+import re
+
 LINE_BYTES = 512  # RFC 1459, CR LF included
 HOST_BYTES = 63  # the longest hostname, when the server has not told us ours
+
+
+# IRC formatting (https://modern.ircdocs.horse/formatting): colour \x03 with
+# up to two digits (and a background), hex colour \x04 with six hex digits
+# (and a background), bold, italics, underline, strike-through, monospace,
+# reverse and reset; \x01 would start a CTCP.  Then the bidi controls:
+# embeddings and overrides, isolates, and the LRM, RLM and ALM marks.
+UNSAFE = re.compile(
+    r"\x03(?:[0-9]{1,2}(?:,[0-9]{1,2})?)?"
+    r"|\x04(?:[0-9A-Fa-f]{6}(?:,[0-9A-Fa-f]{6})?)?"
+    r"|[\x01\x02\x0f\x11\x16\x1d\x1e\x1f]"
+    r"|[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]"
+)
+
+
+def plain(text: str) -> str:
+    """`text` without IRC formatting codes and bidi controls."""
+    return UNSAFE.sub("", text)
 
 
 def text_budget(source: str, command: str, target: str) -> int:

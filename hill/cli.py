@@ -126,6 +126,56 @@ def command_trace(args: argparse.Namespace) -> None:
     print(trace.summary())
 
 
+def parse_budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be within (0, 1], not {text}")
+    return value
+
+
+def command_ladder_run(args: argparse.Namespace) -> None:
+    from hill.ladder import ladder, report
+
+    if len(set(args.files)) < len(args.files):
+        raise CommandError("bfjoust ladder run: a file is given twice")
+    if len(args.files) < 2:
+        what = "is empty" if not args.files else "has one program: there is nothing to joust"
+        raise CommandError(f"bfjoust ladder run: the pool {what}; give two files or more")
+    programs = load_programs(args.files)
+    pool = ladder.Ladder(len(programs))
+    budget = ladder.budget_jousts(pool.size, args.budget)
+    play = ladder.arena_player(arena.Arena(jobs=args.jobs), programs)
+    result = ladder.run(pool, play, budget, args.seed, args.rule, args.by_cost)
+    stats = ladder.ladder_statistics(pool, result)
+    data = report.ladder_json(args.files, pool, result, stats)
+    if args.json:
+        json.dump(data, sys.stdout, separators=(",", ":"))
+        print()
+    else:
+        print(report.ladder_text(data), end="")
+
+
+def add_ladder_commands(commands: argparse._SubParsersAction) -> None:
+    ladder = commands.add_parser("ladder", help="rank programs from a fraction of their jousts")
+    actions = ladder.add_subparsers(dest="ladder_command", required=True, metavar="ACTION")
+    run = actions.add_parser("run", help="play a ladder over program files and print the ranking")
+    run.add_argument("files", nargs="*", metavar="FILE")
+    run.add_argument(
+        "--budget", type=parse_budget, default=0.2, help="fraction of the pairs to joust, (0, 1]"
+    )
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument(
+        "--rule", choices=("markov", "paulson", "random"), default="markov", help="pairing rule"
+    )
+    run.add_argument("--by-cost", action="store_true", help="buy bits per cycle, not per joust")
+    run.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
+    run.set_defaults(run=command_ladder_run)
+
+
 def command_bot(args: argparse.Namespace) -> None:
     from bot.app import run_bot  # the IRC stack is only loaded when needed
     from bot.ircd import IrcdError
@@ -178,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.set_defaults(run=command_trace)
 
     add_hill_commands(commands)
+    add_ladder_commands(commands)
     add_tournament_commands(commands)
 
     bot = commands.add_parser("bot", help="run the IRC bot (and the web report)")

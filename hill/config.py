@@ -57,6 +57,8 @@ class IrcSettings:
     rate_limit_per_user: int = 3  # submissions per window per user
     rate_limit_global: int = 20  # submissions per window in all
     rate_window_seconds: int = 60
+    command_burst: int = 10  # commands of any kind from one connection at once...
+    commands_per_minute: int = 60  # ...and then; more are ignored without an answer
     queue_size: int = 10  # jobs waiting; more are answered "busy"
     upload_link_seconds: int = 600  # how long an upload link (!bfjoust-upload) works
     fetch_max_bytes: int = 1_048_576  # programs given by URL
@@ -108,6 +110,8 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("irc", "rate_limit_per_user"): (lambda v: v >= 1, "at least 1"),
     ("irc", "rate_limit_global"): (lambda v: v >= 1, "at least 1"),
     ("irc", "rate_window_seconds"): (lambda v: v >= 1, "at least 1"),
+    ("irc", "command_burst"): (lambda v: v >= 1, "at least 1"),
+    ("irc", "commands_per_minute"): (lambda v: v >= 1, "at least 1"),
     ("irc", "queue_size"): (lambda v: 1 <= v <= 1000, "from 1 to 1000"),
     ("irc", "upload_link_seconds"): (lambda v: 1 <= v <= 86400, "from 1 to 86400"),
     ("irc", "fetch_max_bytes"): (lambda v: v >= 1, "at least 1"),

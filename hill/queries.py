@@ -179,6 +179,14 @@ class HillQueries:
         with self.db.session() as session:
             return session.scalar(select(Event.id).where(Event.id == event_id)) is not None
 
+    def owners(self) -> set[str]:
+        """Every owner that has had a program on the hill, spelt as stored
+        (tests aside: anyone may test under any nick)."""
+        been = (ProgramStatus.HILL, ProgramStatus.LEFT)
+        with self.db.session() as session:
+            query = select(Program.owner).where(Program.status.in_(been)).distinct()
+            return set(session.scalars(query))
+
     def program_code(self, program_id: int) -> bytes:
         with self.db.session() as session:
             code = session.scalar(select(Program.code).where(Program.id == program_id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hill import engine, scoring
+from hill import engine, scoring, statistics
 from hill.standings import Entry, Standings
 
 
@@ -70,9 +70,11 @@ def json_report(standings: Standings, commit: str | None) -> dict[str, Any]:
 
     The established hill's own fields are there too (`progs`, `prevrank`
     0-based, `scores` per method with its `max`, `scoringMethod`), so that
-    tools written for its report.json read this one unchanged."""
+    tools written for its report.json read this one unchanged.  Each program
+    also has its `stats` (hill.statistics, STATISTICS.md)."""
     n = standings.size
     entries = standings.entries
+    stats = statistics.hill_statistics(standings.outcomes, standings.method)
     return {
         "ranking_method": standings.method,
         "commit": commit,
@@ -88,8 +90,9 @@ def json_report(standings: Standings, commit: str | None) -> dict[str, Any]:
                 "points": e.points,
                 "scores": dict(e.scores),
                 "submitted": e.program.submitted_at.isoformat() + "Z",
+                "stats": stats.as_json(i),
             }
-            for e in entries
+            for i, e in enumerate(entries)
         ],
         "results": [
             [standings.outcomes[a, b].tolist() for b in range(a + 1, n)] for a in range(n - 1)

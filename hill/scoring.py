@@ -102,18 +102,24 @@ def _iter(wins: np.ndarray, t: int, f: Callable[[np.ndarray, int], np.ndarray]) 
     return 100 * s
 
 
+def score(wins: np.ndarray, battles: int, method: str) -> np.ndarray:
+    """One method's scores, as score_all gives them under its name."""
+    n = wins.shape[0]
+    scorers: dict[str, Callable[[], np.ndarray]] = {
+        "markov": lambda: markov(wins, battles),
+        "points": lambda: points(wins, battles) + n - 1 if n else np.zeros(0),
+        "trad": lambda: _trad(wins, battles, _linear),
+        "tradtwist": lambda: _trad(wins, battles, _twist),
+        "iter": lambda: _iter(wins, battles, _linear),
+        "itertwist": lambda: _iter(wins, battles, _twist),
+    }
+    return scorers[method]()
+
+
 def score_all(wins: np.ndarray, battles: int) -> Scores:
     """All six methods, keyed by name, from the (N, N) battles won of jousts
     of `battles` battles each."""
-    n = wins.shape[0]
-    return {
-        "markov": markov(wins, battles),
-        "points": points(wins, battles) + n - 1 if n else np.zeros(0),
-        "trad": _trad(wins, battles, _linear),
-        "tradtwist": _trad(wins, battles, _twist),
-        "iter": _iter(wins, battles, _linear),
-        "itertwist": _iter(wins, battles, _twist),
-    }
+    return {method: score(wins, battles, method) for method in METHODS}
 
 
 def maximum(method: str, n: int) -> float:

@@ -37,7 +37,7 @@ INSPIRCD_CONF = """\
          hardsendq="1048576" softsendq="65536" recvq="8192" localmax="1000" globalmax="1000"
          maxchans="50" resolvehostnames="no" useident="no">
 <connect name="players" allow="*" port="{player_port}" timeout="60" pingfreq="120"
-         threshold="1000" commandrate="100000" fakelag="no"
+         threshold="5000" commandrate="100000" fakelag="no"
          hardsendq="1048576" softsendq="65536" recvq="65536" localmax="1000" globalmax="1000"
          maxchans="50" resolvehostnames="no" useident="no">
 <pid file="{directory}/inspircd.pid">
@@ -49,13 +49,17 @@ INSPIRCD_CONF = """\
 <performance>
 <module name="spanningtree">
 {tls_module}
-<module name="services_account">
 <module name="hidechans">
+<module name="cap">
+{services_conf}"""
+
+# What services need; without them the network has no accounts at all.
+SERVICES_CONF = """\
+<module name="ircv3">
+<module name="services_account">
 <module name="sasl">
 <sasl target="{services}">
-<module name="cap">
-<module name="ircv3">
-<module name="ircv3_accounttag">
+{account_tag}
 <module name="svshold">
 <module name="chghost">
 <module name="chgident">
@@ -122,10 +126,19 @@ TLS_CONF = """\
 
 
 def start_inspircd(
-    directory: Path, *, services: bool, threshold: int = 8, tls: tuple[Path, Path] | None = None
+    directory: Path,
+    *,
+    services: bool,
+    threshold: int = 8,
+    tls: tuple[Path, Path] | None = None,
+    account_tag: bool = True,
 ) -> Inspircd:
-    """InspIRCd (and Anope with services); with `tls` (certificate and key
-    files) it also listens with TLS on `tls_port`, in the bot's class."""
+    """InspIRCd (and Anope with services; without, the network has no
+    accounts); with `tls` (certificate and key files) it also listens with
+    TLS on `tls_port`, in the bot's class.
+    Without `account_tag` the module that tags messages with the sender's
+    account is not loaded: the server offers account-notify and
+    extended-join only, as some networks do."""
     if shutil.which(INSPIRCD) is None or (services and shutil.which(ANOPE) is None):
         # `make test` installs them: a missing one is a broken set-up, not a pass
         pytest.fail("InspIRCd and Anope are not installed (apt-get install inspircd anope)")
@@ -142,7 +155,9 @@ def start_inspircd(
         "services": SERVICES,
         "password": LINK_PASSWORD,
         "threshold": threshold,
+        "account_tag": '<module name="ircv3_accounttag">' if account_tag else "",
     }
+    values["services_conf"] = SERVICES_CONF.format(**values) if services else ""
     config = directory / "inspircd.conf"
     config.write_text(INSPIRCD_CONF.format(**values))
     out = directory / "inspircd.out"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import ircservers
-from botharness import CHANNEL, NEWS, RUSH, TRAIL, bot_settings, run, running_bot
+from botharness import CHANNEL, NEWS, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
 from ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
@@ -216,6 +216,55 @@ def test_refused_programs_do_not_count_against_the_rate_limit(ngircd: Ngircd, tm
     run(scenario())
 
 
+def test_nicks_have_no_case(ngircd: Ngircd, tmp_path) -> None:
+    """carol, back as CAROL, still owns carol.prog, and one person has one
+    spelling: CAROL's x is carol.x (IRC folds the case of nicks)."""
+    settings = bot_settings(tmp_path, ngircd.port)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            carol = await player("carol", ngircd.port, CHANNEL)
+            carol.say(nick, f"!bfjoust prog {RUSH}")
+            assert (await carol.reply(nick)).startswith("New program carol.prog: points")
+            carol.say(nick, f"!bfjoust x {RUSH}")
+            assert (await carol.reply(nick)).startswith("New program carol.x: points")
+            await carol.close()
+            await wait_until(lambda: not bot.client.roster.shares("carol"))  # the nick is free
+            upper = await player("CAROL", ngircd.port)
+            upper.say(nick, f"!bfjoust x {TRAIL}")
+            text = await upper.reply(nick)
+            assert text.startswith("Updated carol.x: points") and "battles changed" in text
+            upper.say(nick, "!bfjoust-withdraw prog")
+            assert await upper.reply(nick) == "carol.prog withdrawn; 1 programs left on the hill"
+            standings = await asyncio.to_thread(bot.commands.hill.queries.standings)
+            assert [e.program.full_name for e in standings.entries] == ["carol.x"]
+
+    run(scenario())
+
+
+def test_a_nick_change_keeps_the_rate_limit(ngircd: Ngircd, tmp_path) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=2)
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            mallory = await player("mallory", ngircd.port)
+            for name in ("a", "b"):
+                mallory.say(nick, f"!bfjoust-test {name} {RUSH}")
+                assert "test only" in await mallory.reply(nick)
+            mallory.send("NICK mallory2")
+            await mallory.expect(lambda m: m.command == "NICK")
+            mallory.nick = "mallory2"
+            mallory.say(nick, f"!bfjoust-test c {RUSH}")
+            assert (await mallory.reply(nick)).startswith("you have made 2 submissions recently")
+            mallory.say(nick, f"!bfjoust-test d {RUSH}")  # told once: now quiet
+            mallory.say(nick, "!bfjoust-report")
+            assert (await mallory.reply(nick)).startswith("The hill is empty.")
+
+    run(scenario())
+
+
 USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
 UPLOAD_USAGE = (
     "usage: !bfjoust-upload NAME [test] (a name for your program, and `test` to only test it)"
@@ -242,7 +291,7 @@ BAD_COMMANDS = [
 
 
 def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
-    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=100)
+    settings = bot_settings(tmp_path, ngircd.port, rate_limit_per_user=100, command_burst=100)
 
     async def scenario() -> None:
         async with running_bot(settings) as bot:

@@ -117,15 +117,20 @@ def test_text_budget_counts_the_prefix_the_server_adds() -> None:
 def test_rate_limiter_windows() -> None:
     limiter = RateLimiter(per_user=2, overall=3, window=0.3)
     assert limiter.check("ann") is None and limiter.check("Ann") is None
-    assert "2 submissions recently" in (limiter.check("ann") or "")
+    refused = limiter.check("ann")
+    assert refused and "2 submissions recently" in refused.reason and not refused.told
+    again = limiter.check("ANN")
+    assert again and again.told  # told once in a window: then quiet
     assert limiter.check("ben") is None
-    assert "too many submissions" in (limiter.check("cy") or "")
+    refused = limiter.check("cy")
+    assert refused and "too many submissions" in refused.reason and not refused.told
     time.sleep(0.35)
     assert limiter.check("ann") is None and limiter.check("cy") is None
     limiter.refund("ANN")  # ann's latest is taken back, from her count and the total
     limiter.refund("nobody")  # nothing to take back: no effect
     assert limiter.check("ann") is None and limiter.check("ann") is None
-    assert "2 submissions recently" in (limiter.check("ann") or "")
+    refused = limiter.check("ann")  # a new window: told again
+    assert refused and "2 submissions recently" in refused.reason and not refused.told
 
 
 def test_token_bucket_rate() -> None:

@@ -155,6 +155,12 @@ def test_hostile_input_does_not_break_the_bot(ngircd: Ngircd, tmp_path) -> None:
             assert "evil.y: points" in await evil.reply(nick)  # counts never expand
             evil.say(nick, "!BFJOUST-REPORT")
             assert (await evil.reply(nick)).startswith("The hill is empty.")
+            # what the bot echoes is plain: no colours, no text turned around
+            await evil.join(CHANNEL)
+            evil.say(CHANNEL, "!bfjoust-rank \x02\x0304,12red\x03\u202eevil\u2066")
+            assert await evil.reply(nick) == "there is no redevil on the hill"
+            echo = next(m.raw for m in evil.lines if m.nick == nick and m.params[0] == CHANNEL)
+            assert echo.endswith(" :evil: there is no redevil on the hill")
             assert hillbot.client.ready and hillbot.client.connection.is_connected()
 
     run(scenario())

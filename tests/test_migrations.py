@@ -23,6 +23,7 @@ from hill.errors import HillError
 from hill.queries import HillQueries
 from hill.reports import json_report, text_report
 from hill.service import Hill
+from hill.statistics import STATS_FIELDS
 from hill.storage import Database, Joust, Program, schema_revision
 
 FIXTURE = REFERENCE.parent / "hill-0002"
@@ -83,6 +84,9 @@ def test_a_0002_hill_is_upgraded_and_reads_as_before(data: Path) -> None:
         if event["report"] is not None:
             assert text_report(queries.standings_at(event["id"])) == event["report"]
     current = json_report(queries.standings(), None)
+    # the statistics came later (hill.statistics): there, and the rest as it was
+    stats = [program.pop("stats") for program in current["programs"]]
+    assert all(list(s) == list(STATS_FIELDS) for s in stats)
     assert current == EXPECTED["current"]
     # the git history is rebuilt from the events, each noted with its commit
     changes = queries.changes()

@@ -1,0 +1,141 @@
+"""Benchmark: the ladder against the full round robin's markov ranking.
+
+For each pool (the 98 reference programs; the reference programs plus 120
+varied ones, bench/varied.py, or plus 120 structured and random ones only;
+150 varied ones alone) and each budget (5, 10,
+20, 40% of the pairs) prints the Spearman rank correlation with the markov
+ranking of the full round robin, mean and spread (standard deviation) over
+seeds, for:
+
+- `ladder`: the ladder's pairing (hill.ladder.pairing.markov_round) and its
+  markov estimate (hill.ladder.estimate);
+- `ladder/cost`: the same buying bits per cycle; its share of the round
+  robin's game cycles is printed beside;
+- `paulson`: Paulson's pairing alone (fewest jousts, R ~ Normal(0, 3) ranks
+  away) ranked by the Bradley-Terry ratings;
+- `random`: random pairs ranked by the Bradley-Terry ratings.
+
+The round robins are computed once and cached in bench/output/ (pools.py);
+the ladders replay them.  Then one ladder at 10% runs on the real engine,
+timed against the round robin of the same pool.
+
+    .venv/bin/python bench/ladder.py [--seeds 5] [--budgets 0.05 0.1 0.2 0.4] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+
+import numpy as np
+from pools import (
+    Pool,
+    reference_only,
+    reference_plus_random,
+    reference_plus_varied,
+    round_robin,
+    varied_only,
+)
+from scipy.stats import spearmanr
+from threadpoolctl import threadpool_limits
+from varied import reference_pool, varied_pool
+
+from hill import arena, engine, scoring
+from hill.engine import JoustResult
+from hill.ladder import ladder
+
+METHODS = {
+    "ladder": ("markov", False),
+    "ladder/cost": ("markov", True),
+    "paulson": ("paulson", False),
+    "random": ("random", False),
+}
+
+
+def replay(pool: Pool) -> ladder.Player:
+    """A Player that looks jousts up in the pool's round robin."""
+
+    def play(pairs: Sequence[tuple[int, int]]) -> list[JoustResult]:
+        return [
+            JoustResult(tuple(pool.outcomes[a, b].tolist()), 0, int(pool.game_cycles[a, b]))
+            for a, b in pairs
+        ]
+
+    return play
+
+
+def trial(pool: Pool, method: str, budget: float, seed: int) -> tuple[float, float, float]:
+    """Spearman against the round robin's markov, the share of its game
+    cycles spent and the share of its pairs played (Paulson's rule runs out
+    of pairs near each program's rank: it may stop short of the budget)."""
+    rule, by_cost = METHODS[method]
+    n = len(pool.names)
+    state = ladder.Ladder(n)
+    result = ladder.run(state, replay(pool), ladder.budget_jousts(n, budget), seed, rule, by_cost)
+    # Paulson's and random pairing stand for themselves: ranked by the ratings
+    scores = result.estimate.score if rule == "markov" else result.ratings.rating
+    truth = scoring.markov(scoring.battle_wins(pool.outcomes), engine.BATTLES)
+    spent = sum(state.cycles) / (pool.game_cycles.sum() / 2)
+    return float(spearmanr(scores, truth)[0]), spent, state.played / (n * (n - 1) / 2)
+
+
+def table(pool: Pool, budgets: Sequence[float], seeds: int) -> None:
+    n = len(pool.names)
+    pairs = n * (n - 1) // 2
+    print(f"\n{pool.label}: {n} programs, {pairs} pairs; Spearman mean ± sd over {seeds} seeds")
+    print(f"{'method':12s}" + "".join(f"{f'{b:.0%}':>28s}" for b in budgets))
+    for method in METHODS:
+        cells = []
+        for budget in budgets:
+            runs = np.array([trial(pool, method, budget, seed) for seed in range(seeds)])
+            rho, spent, played = runs.mean(axis=0)
+            cost = f" ({spent:5.1%} cycles)" if method.startswith("ladder") else ""
+            if played < 0.99 * budget:
+                cost = f" ({played:5.1%} played)"
+            cells.append(f"{rho:.3f}±{runs[:, 0].std():.3f}{cost}")
+        print(f"{method:12s}" + "".join(f"{c:>28s}" for c in cells), flush=True)
+
+
+def timed(label: str, programs: list[tuple[str, bytes]]) -> None:
+    """The ladder at 10% on the engine against the full round robin, wall time."""
+    compiled = [engine.compile_program(source) for _, source in programs]
+    n = len(compiled)
+    started = time.perf_counter()
+    round_robin(programs)
+    full = time.perf_counter() - started
+    state = ladder.Ladder(n)
+    started = time.perf_counter()
+    play = ladder.arena_player(arena.Arena(), compiled)
+    result = ladder.run(state, play, ladder.budget_jousts(n, 0.1))
+    stats = ladder.ladder_statistics(state, result)
+    took = time.perf_counter() - started
+    pairs = n * (n - 1) // 2
+    print(
+        f"{label}: round robin {pairs} jousts in {full:.1f} s ({pairs / full:.0f} jousts/s); "
+        f"ladder at 10% {state.played} jousts in {took:.1f} s with statistics "
+        f"({state.played / took:.0f} jousts/s, {took / full:.0%} of the round robin's time); "
+        f"{len(stats.jousts)} programs"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.4])
+    parser.add_argument("--quick", action="store_true", help="the reference pool and one mixed")
+    args = parser.parse_args()
+    pools = [reference_only(), reference_plus_varied(120, 1)]
+    if not args.quick:
+        pools += [reference_plus_varied(120, 2), reference_plus_random(120, 21)]
+        pools += [varied_only(150, 11)]
+    with threadpool_limits(1, user_api="blas"):
+        for pool in pools:
+            table(pool, args.budgets, args.seeds)
+    print()
+    timed("reference", reference_pool())
+    timed("mixed1", reference_pool() + varied_pool(120, 1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""Staying connected to one IRC server.
+
+Built on the `irc` package's asyncio client, which parses lines into events
+(IRCv3 message tags into `event.tags`) and answers PING.  `ServerLink`
+connects (with TLS when configured, `CAP LS` written first so that
+registration waits for bot.registration), watches a silent server, takes
+another nick when the bot's is in use (and takes it back later), and
+reconnects with backoff after any loss.  What the server supports (ISUPPORT:
+CASEMAPPING, WHOX) is kept per connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+import time
+from collections.abc import Callable, Coroutine
+
+import structlog
+from irc.client import Event, ServerConnection
+from irc.client_aio import AioConnection, AioReactor
+from jaraco.stream.buffer import DecodingLineBuffer
+
+from bot.identity import DEFAULT_CASEMAPPING, casefold
+from bot.registration import Handler, Registration
+from bot.throttle import TokenBucket
+from hill.config import IrcSettings
+
+log = structlog.get_logger(__name__)
+
+CONNECT_TIMEOUT = 30.0
+BACKOFF_FIRST = 1.0  # seconds before the first reconnection, doubling...
+BACKOFF_MAX = 60.0  # ...up to this
+IDLE_PING = 60.0  # silence after which the bot pings the server
+IDLE_DEAD = 150.0  # silence after which the connection is taken as dead
+REGISTER_TIMEOUT = 60.0
+WATCH_EVERY = 15.0  # seconds between looks at the connection
+
+
+class _LenientBuffer(DecodingLineBuffer):
+    errors = "replace"  # a client's Latin-1 must not break the connection
+
+
+class _Connection(AioConnection):
+    buffer_class = _LenientBuffer
+
+    def process_data(self, new_data: bytes) -> None:
+        # one bad line (or a failing handler) must not drop the connection
+        self.buffer.feed(new_data)
+        for line in self.buffer:
+            if not line:
+                continue
+            try:
+                self._process_line(line)
+            except Exception:
+                log.exception("line failed", line=line[:200])
+
+
+class _Reactor(AioReactor):
+    connection_class = _Connection
+
+
+class ServerLink:
+    """The connection to the configured server, kept up until `stop()`;
+    `on_connect` runs before each attempt (to forget the last one's state)."""
+
+    def __init__(
+        self, settings: IrcSettings, wanted_caps: tuple[str, ...], on_connect: Callable[[], None]
+    ) -> None:
+        self.settings = settings
+        self.on_connect = on_connect
+        self.reactor = _Reactor(loop=asyncio.get_running_loop())
+        self.connection: ServerConnection = self.reactor.server()
+        self.registration = Registration(settings, self.raw, wanted_caps)
+        # every line after registration is paid for here (see bot.outbox)
+        self.bucket = TokenBucket(settings.messages_per_second, settings.burst)
+        self.connections = 0  # attempts so far, for the logs and the tests
+        self.stopping = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._reset()
+        self.add_handlers(self.registration.handlers())
+        self.add_handlers(self._handlers())
+
+    def _reset(self) -> None:
+        self.registration.reset()
+        self.source: str | None = None  # our nick!user@host, once seen
+        self.last_seen = time.monotonic()
+        self.connected_at = time.monotonic()
+        self.nick_tries = 0
+        self.whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
+        self.casemapping = DEFAULT_CASEMAPPING  # until ISUPPORT says otherwise
+        self.disconnected = asyncio.Event()
+
+    def add_handlers(self, handlers: dict[str, Handler]) -> None:
+        """Handle server events; handlers of one event run in the order added."""
+        for event, handler in handlers.items():
+            self.reactor.add_global_handler(event, handler)
+
+    @property
+    def nick(self) -> str:
+        return self.connection.get_nickname() or self.settings.nick
+
+    def fold(self, text: str) -> str:
+        """`text` in lower case, by the server's CASEMAPPING."""
+        return casefold(text, self.casemapping)
+
+    def is_me(self, nick: str) -> bool:
+        return self.fold(nick) == self.fold(self.nick)
+
+    def is_connected(self) -> bool:
+        return self.connection.is_connected()
+
+    def raw(self, line: str) -> None:
+        """Write a line at once, not throttled (registration)."""
+        if self.connection.is_connected():
+            self.connection.send_raw(line)
+
+    def send(self, line: str, cost: float = 1) -> None:
+        """Write a line at once, charged to the throttle: for the few that
+        cannot wait (JOIN, PING); the outbox waits longer after them."""
+        self.bucket.spend(cost)
+        self.raw(line)
+
+    def spawn(self, coroutine: Coroutine[object, object, None]) -> asyncio.Task[None]:
+        """A task that stop() cancels."""
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def later(self, delay: float, action: Callable[[], None]) -> None:
+        """`action` after `delay` seconds, if still connected then."""
+
+        async def run() -> None:
+            await asyncio.sleep(delay)
+            if self.connection.is_connected():
+                action()
+
+        self.spawn(run())
+
+    # --- staying connected ---------------------------------------------------
+
+    async def run(self) -> None:
+        """Stay connected until stop(): reconnect with backoff after any loss."""
+        delay = BACKOFF_FIRST
+        while not self.stopping:
+            try:
+                await self._connect()
+                await self._watch()
+            except (OSError, TimeoutError) as error:
+                log.warning("cannot connect", server=self.settings.server, error=str(error))
+            except Exception:
+                log.exception("connection failed")
+            if self.stopping:
+                break
+            if self.registration.registered:
+                delay = BACKOFF_FIRST
+            log.info("reconnecting", in_seconds=delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_MAX)
+
+    async def stop(self, message: str) -> None:
+        self.stopping = True
+        if self.connection.is_connected():
+            with contextlib.suppress(Exception):
+                self.connection.quit(message)
+            await asyncio.sleep(0.2)  # let QUIT go out
+            self.connection.disconnect(message)
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _connect(self) -> None:
+        s = self.settings
+        self._reset()
+        self.on_connect()
+        self.connections += 1
+        log.info("connecting", server=s.server, port=s.port, tls=s.tls, attempt=self.connections)
+        await asyncio.wait_for(
+            self.connection.connect(
+                s.server,
+                s.port,
+                s.nick,
+                username=s.username,
+                ircname=s.realname,
+                connect_factory=self._open,
+            ),
+            CONNECT_TIMEOUT,
+        )
+
+    async def _open(
+        self, protocol: asyncio.Protocol, address: tuple[str, int]
+    ) -> tuple[asyncio.BaseTransport, asyncio.BaseProtocol]:
+        """The transport; CAP LS goes first so registration waits for CAP END."""
+        loop = asyncio.get_running_loop()
+        transport, proto = await loop.create_connection(
+            lambda: protocol,
+            *address,
+            ssl=tls_context(self.settings),
+            server_hostname=(address[0] if self.settings.tls else None),
+        )
+        transport.write(b"CAP LS 302\r\n")
+        return transport, proto
+
+    async def _watch(self) -> None:
+        """Until the connection ends: ping a silent server, drop a dead one,
+        and take the configured nick back when it frees up."""
+        while not self.disconnected.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.disconnected.wait(), WATCH_EVERY)
+                return
+            idle = time.monotonic() - self.last_seen
+            registered = self.registration.registered
+            if idle > IDLE_DEAD or (
+                not registered and time.monotonic() - self.connected_at > REGISTER_TIMEOUT
+            ):
+                log.warning("server silent, dropping the connection", idle=round(idle))
+                self.connection.disconnect("ping timeout")
+            elif idle > IDLE_PING:
+                self.send(f"PING :{self.connection.get_server_name() or 'hill'}")
+            elif registered and self.nick != self.settings.nick:
+                self.send(f"NICK {self.settings.nick}")
+
+    # --- events ----------------------------------------------------------------
+
+    def _handlers(self) -> dict[str, Handler]:
+        return {
+            "all_raw_messages": self._on_raw,
+            "featurelist": self._on_isupport,
+            "nicknameinuse": self._on_nick_refused,
+            "erroneusnickname": self._on_nick_refused,
+            "unavailresource": self._on_nick_refused,
+            "nick": self._on_nick,
+            "disconnect": self._on_disconnect,
+            "error": self._on_error,
+        }
+
+    def _on_raw(self, connection: ServerConnection, event: Event) -> None:
+        self.last_seen = time.monotonic()
+
+    def _on_isupport(self, connection: ServerConnection, event: Event) -> None:
+        # `irc`'s FeatureSet drops tokens without a value, such as WHOX
+        self.whox = self.whox or "WHOX" in event.arguments[:-1]
+        self.casemapping = getattr(connection.features, "casemapping", self.casemapping)
+
+    def _on_nick_refused(self, connection: ServerConnection, event: Event) -> None:
+        if self.registration.registered:
+            return  # taking the configured nick back failed: try again later
+        self.nick_tries += 1
+        alternative = alternative_nick(self.settings.nick, self.nick_tries)
+        log.warning("nick refused, trying another", refused=event.arguments[:1], nick=alternative)
+        connection.nick(alternative)
+
+    def _on_nick(self, connection: ServerConnection, event: Event) -> None:
+        if self.is_me(event.target):
+            self.source = None  # our prefix changed: budget for the longest until seen
+
+    def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
+        # after our own QUIT a disconnection is the expected end, not a problem
+        (log.info if self.stopping else log.warning)(
+            "disconnected", reason=" ".join(a for a in event.arguments if a)
+        )
+        self.disconnected.set()
+
+    def _on_error(self, connection: ServerConnection, event: Event) -> None:
+        # ERROR is how a server closes a link: after our QUIT, that is expected
+        (log.info if self.stopping else log.warning)("server closes the link", message=event.target)
+
+
+def tls_context(settings: IrcSettings) -> ssl.SSLContext | None:
+    """TLS as configured (None: plain); `tls_verify = false` for test servers only."""
+    if not settings.tls:
+        return None
+    context = ssl.create_default_context()
+    if not settings.tls_verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def alternative_nick(nick: str, tries: int) -> str:
+    """Another nick when `nick` is taken: `nick_`, `nick__`, ..., then digits."""
+    if tries <= 3:
+        return nick + "_" * tries
+    return f"{nick[:24]}{int(time.time() * 1000) % 100000}"

@@ -1,0 +1,100 @@
+"""Commands coming in: who sent them, and whether to look at them at all.
+
+Only messages that start with the command prefix are for the bot.  Each
+connection (user@host, which a nick change does not reset) passes a gate
+first: `command_burst` commands at once, then `commands_per_minute`; the
+rest are ignored without an answer, so that a flood costs the bot nothing
+and delays no one else.  Then the sender's account, on a network with
+accounts: the message's account tag where the server offers it, else what
+the Roster knows of a nick the bot shares a channel with, else the answer
+to a WHOIS: commands that need the account (those that change the hill)
+await `Incoming.vouched()`, and only they cost a WHOIS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+
+import structlog
+from irc.client import Event, ServerConnection
+
+from bot.accounts import AccountLookup, Roster
+from bot.connection import ServerLink
+from bot.identity import Sender, tag_value
+from bot.registration import Handler
+from bot.throttle import CommandGate
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A message to the bot: in a channel (channel set) or in private."""
+
+    sender: Sender
+    channel: str | None
+    text: str
+    # the sender with a confirmed account, where it is not confirmed yet
+    confirm: Callable[[], Awaitable[Sender]] | None = None
+
+    async def vouched(self) -> Incoming:
+        """This message with its sender's account confirmed (by WHOIS, where
+        the bot cannot see them); until then the sender counts as not
+        logged in."""
+        if self.confirm is None:
+            return self
+        return replace(self, sender=await self.confirm(), confirm=None)
+
+
+class Intake:
+    """Turns the server's messages into `Incoming` commands for `on_message`."""
+
+    def __init__(
+        self,
+        link: ServerLink,
+        roster: Roster,
+        lookup: AccountLookup,
+        on_message: Callable[[Incoming], None],
+    ) -> None:
+        self.link = link
+        self.roster = roster
+        self.lookup = lookup
+        self.on_message = on_message
+        self.prefix = link.settings.command.lower()
+        self.gate = CommandGate(link.settings.commands_per_minute / 60, link.settings.command_burst)
+
+    def handlers(self) -> dict[str, Handler]:
+        return {"pubmsg": self._on_message, "privmsg": self._on_message}
+
+    def is_command(self, text: str) -> bool:
+        """Whether `text` is meant for the bot: it starts with the prefix, in any case."""
+        return text.lstrip()[: len(self.prefix)].lower() == self.prefix
+
+    def _on_message(self, connection: ServerConnection, event: Event) -> None:
+        nick, text = event.source.nick, (event.arguments or [""])[0]
+        if not nick or self.link.is_me(nick) or not self.is_command(text):
+            return
+        userhost = f"{event.source.user}@{event.source.host}"
+        if not self.gate.admit(userhost.lower()):
+            if self.gate.ignored[userhost.lower()] == 1:  # once, not once a line
+                log.warning("too many commands: ignoring them", nick=nick, userhost=userhost)
+            return
+        channel = event.target if event.type == "pubmsg" else None
+        registration = self.link.registration
+
+        def sender(account: str | None) -> Sender:
+            accounts = registration.has_accounts
+            return Sender(nick, account, accounts, userhost, self.link.casemapping)
+
+        async def confirm() -> Sender:
+            return sender(await self.lookup.account(nick, userhost))
+
+        if not registration.has_accounts:
+            self.on_message(Incoming(sender(None), channel, text))
+        elif "account-tag" in registration.enabled:
+            self.on_message(Incoming(sender(tag_value(event.tags, "account")), channel, text))
+        elif "account-notify" in registration.enabled and self.roster.known(nick):
+            self.on_message(Incoming(sender(self.roster.account(nick)), channel, text))
+        else:  # someone the bot cannot see: the server is asked when it matters
+            self.on_message(Incoming(sender(None), channel, text, confirm))

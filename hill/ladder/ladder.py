@@ -1,0 +1,250 @@
+"""The ladder: rank a pool from a fraction of its round robin.
+
+Rounds of jousts chosen by a pairing rule (hill.ladder.pairing), played
+through a `Player` (the seam to whatever plays jousts: the arena for files,
+the hill's stored jousts and arena in the hill), then the ratings refitted;
+at the end the markov ranking of the full round robin is estimated
+(hill.ladder.estimate) and every statistic of STATISTICS.md computed over the jousts played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from hill import arena, engine, scoring, statistics
+from hill.engine import JoustResult
+from hill.ladder import pairing, seeding
+from hill.ladder.estimate import (
+    BATTLES,
+    Estimate,
+    Matchups,
+    estimate_markov,
+    filled_wins,
+    tie_rates,
+)
+from hill.ladder.ratings import Games, Ratings, fit
+
+# plays jousts (first, second) between pool indices; outcomes from first's side
+Player = Callable[[Sequence[tuple[int, int]]], Sequence[JoustResult]]
+RULES = ("markov", "paulson", "random")
+
+
+def single_threaded_blas() -> threadpool_limits:
+    """The matrices here are small: BLAS threads would only fight the jousts
+    (and each other, on a busy machine) for the cores."""
+    return threadpool_limits(1, user_api="blas")
+
+
+def round_size(pool: int) -> int:
+    """Jousts between two refits: a quarter of the pool (at least 8)."""
+    return max(pool // 4, 8)
+
+
+@dataclass
+class Ladder:
+    """The jousts played so far among `size` programs, and seeding's virtual results."""
+
+    size: int
+    virtual: list[seeding.Virtual] = field(default_factory=list)
+    first: list[int] = field(default_factory=list)
+    second: list[int] = field(default_factory=list)
+    outcomes: list[tuple[int, ...]] = field(default_factory=list)
+    cycles: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.met = np.eye(self.size, dtype=bool)
+
+    def add(self, a: int, b: int, result: JoustResult) -> None:
+        if self.met[a, b]:
+            raise ValueError(f"programs {a} and {b} have already met")
+        self.first.append(a)
+        self.second.append(b)
+        self.outcomes.append(tuple(result.outcomes))
+        self.cycles.append(result.game_cycles)
+        self.met[a, b] = self.met[b, a] = True
+
+    @property
+    def played(self) -> int:
+        return len(self.first)
+
+    def record(self) -> statistics.Record:
+        pairs = np.array([self.first, self.second], dtype=np.int64).T.reshape(-1, 2)
+        outcomes = np.array(self.outcomes, dtype=np.int8).reshape(-1, engine.BATTLES)
+        return statistics.Record(self.size, pairs, outcomes)
+
+    def jousts(self) -> np.ndarray:
+        return self.record().jousts()
+
+    def games(self) -> Games:
+        """Real jousts (weight 1) and the virtual results still in force."""
+        counts = self.record().counts()
+        share = (counts[:, 0] + counts[:, 1] / 2) / BATTLES
+        v_weight = seeding.weights(self.virtual, self.jousts(), self.met)
+        keep = v_weight > 0
+        kept = [v for v, k in zip(self.virtual, keep, strict=True) if k]
+        real = np.ones(len(share), dtype=bool)
+        return Games(
+            self.size,
+            np.concatenate([self.first, [v.program for v in kept]]).astype(np.int64),
+            np.concatenate([self.second, [v.opponent for v in kept]]).astype(np.int64),
+            np.concatenate([share, [v.share for v in kept]]),
+            np.concatenate([np.ones(len(share)), v_weight[keep]]),
+            np.concatenate([real, np.zeros(len(kept), dtype=bool)]),
+        )
+
+
+@dataclass(frozen=True)
+class Standing:
+    """The ladder's view of the pool: ratings, estimated markov scores and order."""
+
+    ratings: Ratings
+    estimate: Estimate
+
+    @property
+    def order(self) -> np.ndarray:
+        return self.estimate.order()
+
+
+def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = True) -> Ratings:
+    """The ratings; a new version's prior is centred on its previous
+    version's rating (seeding.prior_means), so that shrinking it pulls it
+    toward the version it replaces, not toward the middle of the pool."""
+    games = ladder.games()
+    ratings = fit(games, start=start, exact_errors=exact_errors and not ladder.virtual)
+    if not ladder.virtual:
+        return ratings
+    prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
+    return fit(games, prior=prior, start=ratings.rating, exact_errors=exact_errors)
+
+
+def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The real jousts as estimate_markov takes them: (first, second, (K, 2)
+    battles won by each), and their tied battles."""
+    record = ladder.record()
+    counts = record.counts()
+    wins = counts[:, [0, 2]].astype(float)
+    return (record.pairs[:, 0], record.pairs[:, 1], wins), counts[:, 1]
+
+
+def quick_scores(ladder: Ladder, ratings: Ratings) -> np.ndarray:
+    """markov of the round robin filled in by Bradley-Terry alone: the
+    cheap estimate that steers pairing between rounds."""
+    jousts, ties = played(ladder)
+    matchups = Matchups(ratings.win_probability(), tie_rates(ladder.size, *jousts[:2], ties))
+    filled = filled_wins(jousts, matchups.expected_wins())
+    return scoring.markov(filled, BATTLES)
+
+
+def standing(ladder: Ladder, seed: int = 0) -> Standing:
+    """Fit the ratings and estimate the markov ranking of the round robin."""
+    ratings = rate(ladder)
+    jousts, ties = played(ladder)
+    prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
+    estimate = estimate_markov(ladder.games(), ratings, jousts, ties, prior, seed)
+    return Standing(ratings, estimate)
+
+
+def next_round(
+    ladder: Ladder,
+    rule: str,
+    rng: np.random.Generator,
+    size: int,
+    by_cost: bool = False,
+    start: np.ndarray | None = None,
+) -> tuple[list[tuple[int, int]], Ratings]:
+    """The next round's pairs by `rule` (see hill.ladder.pairing)."""
+    ratings = rate(ladder, start, exact_errors=False)
+    if rule == "random":
+        score = ratings.rating
+    else:
+        score = quick_scores(ladder, ratings) if ladder.played else np.ones(ladder.size)
+    state = pairing.PairingState(
+        ladder.met, ladder.jousts(), ratings.rating, ratings.stderr, score,
+        ratings.win_probability(),
+    )  # fmt: skip
+    cost = None
+    if by_cost and ladder.played:
+        record = ladder.record()
+        cost = pairing.predicted_cost(
+            ladder.size, record.pairs[:, 0], record.pairs[:, 1], np.array(ladder.cycles)
+        )
+    if rule == "random":
+        return pairing.random_round(state, size, rng), ratings
+    if rule == "paulson":
+        return pairing.paulson_round(state, size, rng, cost), ratings
+    return pairing.markov_round(state, size, rng, cost), ratings
+
+
+def budget_jousts(size: int, fraction: float) -> int:
+    """The jousts a budget buys: the fraction of the N (N - 1) / 2 pairs (at least 1)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"the budget must be within (0, 1], not {fraction}")
+    return max(1, round(fraction * size * (size - 1) / 2))
+
+
+def run(
+    ladder: Ladder,
+    play: Player,
+    jousts: int,
+    seed: int = 0,
+    rule: str = "markov",
+    by_cost: bool = False,
+) -> Standing:
+    """Play rounds until `jousts` more jousts are played (or every pair has
+    met), then estimate the standing."""
+    if rule not in RULES:
+        raise ValueError(f"unknown pairing rule {rule!r}")
+    rng = np.random.default_rng(seed)
+    target = min(ladder.played + jousts, ladder.size * (ladder.size - 1) // 2)
+    start = None
+    with single_threaded_blas():
+        while ladder.played < target:
+            size = min(round_size(ladder.size), target - ladder.played)
+            pairs, ratings = next_round(ladder, rule, rng, size, by_cost, start)
+            start = ratings.rating
+            if not pairs:
+                break
+            for (a, b), result in zip(pairs, play(pairs), strict=True):
+                ladder.add(a, b, result)
+        return standing(ladder, seed)
+
+
+def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics:
+    """STATISTICS.md over the jousts played; the bootstrap reruns the markov
+    estimate with the model's expected wins kept for the unplayed pairs."""
+    record = ladder.record()
+    expected = result.estimate.filled_wins
+    unplayed = ~ladder.met
+
+    def scorer(wins: np.ndarray) -> np.ndarray:
+        filled = np.where(unplayed[None], expected[None], wins)
+        return np.stack([scoring.markov(w, BATTLES) for w in filled])
+
+    with single_threaded_blas():
+        return statistics.compute(record, result.order, scorer)
+
+
+def arena_player(jousts: arena.Arena, programs: Sequence[engine.Program]) -> Player:
+    """A Player that plays through the arena (hill.arena): each program
+    compiled once, every pair of codes played once, results turned to the
+    ladder's side.  Programs with the same code are one program there."""
+    hashes = [jousts.add(program) for program in programs]
+    code = dict(zip(hashes, (p.source for p in programs), strict=True))
+
+    def play(pairs: Sequence[tuple[int, int]]) -> Sequence[JoustResult]:
+        kept = [arena.oriented(hashes[a], hashes[b]) for a, b in pairs]
+        results = dict(jousts.play([pair for pair, _ in kept], code.__getitem__))
+        return [_from_side(results[pair], sign) for pair, sign in kept]
+
+    return play
+
+
+def _from_side(result: JoustResult, sign: int) -> JoustResult:
+    """The joust seen from the left (sign +1) or the right (-1) program's side."""
+    if sign > 0:
+        return result
+    return JoustResult(tuple(-o for o in result.outcomes), result.cycles, result.game_cycles)

@@ -1,0 +1,170 @@
+"""Ratings from the jousts played so far: Bradley-Terry over battles.
+
+A joust of a against b is 42 battles; a's score share y = (won + tied / 2)
+/ 42 (ties count half).  The model: a battle goes to a with probability
+p = sigmoid(s_a - s_b).  Battles of one joust are far from independent (a
+joust is often 42 to 0), so the fit is a quasi-likelihood: the binomial
+log-likelihood of y with 42 trials, and the covariance of the ratings
+scaled by the dispersion phi (Pearson chi2 over the degrees of freedom),
+which makes the intervals honest about how lumpy jousts are.  A weak
+Gaussian prior (mean 0, or the seeding's prior) keeps a program that won or
+lost everything finite.  scipy's L-BFGS does the optimisation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+
+# prior standard deviation of a rating, in logits (ratings span about -4..4)
+PRIOR_SD = 3.0
+MIN_SPREAD = 0.1  # the empirical prior is never narrower than this
+Z95 = 1.959964
+
+
+@dataclass(frozen=True)
+class Games:
+    """Jousts as plain arrays: first[k] met second[k]; share[k] is first's
+    battle share in [0, 1] (ties half); weight[k] counts the joust (1 for a
+    real one; a virtual result of seeding has its own weight) and real[k]
+    tells which are real."""
+
+    size: int
+    first: np.ndarray
+    second: np.ndarray
+    share: np.ndarray
+    weight: np.ndarray
+    real: np.ndarray
+
+    @property
+    def played(self) -> np.ndarray:
+        """Weighted jousts per program."""
+        return np.bincount(self.first, self.weight, self.size) + np.bincount(
+            self.second, self.weight, self.size
+        )
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Ratings in logits (a battle between a and b goes to a with
+    probability sigmoid(rating_a - rating_b)), their standard errors and
+    95% intervals, the dispersion of jousts around the model and the
+    width of the prior the ratings were shrunk with."""
+
+    rating: np.ndarray
+    stderr: np.ndarray
+    dispersion: float
+    spread: float = PRIOR_SD  # the prior's width, from the ratings' spread
+
+    @property
+    def low(self) -> np.ndarray:
+        return self.rating - Z95 * self.stderr
+
+    @property
+    def high(self) -> np.ndarray:
+        return self.rating + Z95 * self.stderr
+
+    def win_probability(self) -> np.ndarray:
+        """(N, N): the expected battle share of a against b."""
+        return expit(self.rating[:, None] - self.rating[None, :])
+
+
+BATTLES = 42
+
+
+@dataclass(frozen=True)
+class Posterior:
+    """The quasi-posterior: the jousts' log-likelihood over the dispersion
+    plus a Gaussian prior N(prior, sd^2) on each rating."""
+
+    games: Games
+    prior: np.ndarray
+    sd: float
+    dispersion: float
+
+    def objective(self, s: np.ndarray) -> tuple[float, np.ndarray]:
+        g = self.games
+        d = s[g.first] - s[g.second]
+        n = BATTLES * g.weight / self.dispersion
+        loss = -(n * (g.share * log_expit(d) + (1 - g.share) * log_expit(-d))).sum()
+        residual = n * (expit(d) - g.share)  # d loss / d d
+        grad = np.bincount(g.first, residual, len(s)) - np.bincount(g.second, residual, len(s))
+        loss += 0.5 * ((s - self.prior) ** 2).sum() / self.sd**2
+        return float(loss), grad.astype(float) + (s - self.prior) / self.sd**2
+
+    def _flow(self, s: np.ndarray) -> np.ndarray:
+        p = expit(s[self.games.first] - s[self.games.second])
+        return BATTLES * self.games.weight * p * (1 - p) / self.dispersion
+
+    def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
+        g = self.games
+        flow = self._flow(s) * (v[g.first] - v[g.second])
+        product = np.bincount(g.first, flow, len(s)) - np.bincount(g.second, flow, len(s))
+        return product + v / self.sd**2
+
+    def information(self, s: np.ndarray) -> np.ndarray:
+        g, flow = self.games, self._flow(s)
+        matrix = np.diag(np.full(g.size, 1 / self.sd**2))
+        np.add.at(matrix, (g.first, g.first), flow)
+        np.add.at(matrix, (g.second, g.second), flow)
+        np.add.at(matrix, (g.first, g.second), -flow)
+        np.add.at(matrix, (g.second, g.first), -flow)
+        return matrix
+
+    def maximise(self, start: np.ndarray) -> np.ndarray:
+        return minimize(
+            self.objective, start, jac=True, method="Newton-CG",
+            hessp=self.hessian_product,
+        ).x  # fmt: skip
+
+
+def centred_variance(covariance: np.ndarray) -> np.ndarray:
+    """Var(s_a - mean(s)): ratings only mean something against each other,
+    so the uncertainty of their common level is left out."""
+    return np.diag(covariance) - 2 * covariance.mean(axis=1) + covariance.mean()
+
+
+def fit(
+    games: Games,
+    prior: np.ndarray | None = None,
+    start: np.ndarray | None = None,
+    exact_errors: bool = True,
+) -> Ratings:
+    """The maximum a posteriori ratings and their quasi-likelihood errors
+    (`exact_errors=False`: from the diagonal of the information only, which
+    ignores the opponents' uncertainty; quick, for steering the pairing).
+
+    Empirical Bayes: a first fit under a weak prior measures the dispersion
+    and how far the ratings spread beyond their own noise; that spread is
+    the prior's width in the second, final fit.  Shrinking each rating
+    toward its prior by its own uncertainty ranks programs with few jousts
+    better than taking their noisy ratings at face value."""
+    prior = np.zeros(games.size) if prior is None else prior
+    start = prior if start is None else start
+    weak = Posterior(games, prior, PRIOR_SD, 1.0)
+    s = weak.maximise(start)
+    dispersion = _dispersion(games, expit(s[games.first] - s[games.second]))
+    first = replace(weak, dispersion=dispersion)
+    noise = 1 / np.diag(first.information(s))
+    spread = np.sqrt(max(np.var(s - prior) - noise.mean(), MIN_SPREAD**2))
+    final = replace(first, sd=min(spread, PRIOR_SD))
+    s = final.maximise(s)
+    information = final.information(s)
+    if exact_errors:
+        variance = centred_variance(np.linalg.inv(information))
+    else:
+        variance = 1 / np.diag(information)
+    return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion, final.sd)
+
+
+def _dispersion(games: Games, p: np.ndarray) -> float:
+    """Pearson chi2 of the jousts over their degrees of freedom (at least 1)."""
+    real = games.real
+    freedom = real.sum() - games.size
+    if freedom < 10:
+        return 1.0 + BATTLES / 2  # too few jousts to tell: assume very lumpy
+    pearson = (BATTLES * (games.share[real] - p[real]) ** 2 / (p[real] * (1 - p[real]))).sum()
+    return max(float(pearson / freedom), 1.0)

@@ -1,0 +1,183 @@
+"""The outbox on its own: which line goes out next, what it keeps, what it
+drops, and `on_sent`; and the plain text it sends."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.outbox import Kind, Outbox
+from bot.text import plain
+from bot.throttle import CommandGate, TokenBucket
+
+
+def _outbox(**limits: float) -> Outbox:
+    return Outbox(TokenBucket(1000.0, 100), **limits)  # type: ignore[arg-type]
+
+
+def _drain(outbox: Outbox) -> list[str]:
+    lines = []
+    while (taken := outbox.take()) is not None:
+        lines.append(taken[0])
+    return lines
+
+
+def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
+    outbox = _outbox()
+    for i in range(3):
+        outbox.add(Kind.REFUSAL, "flooder", [f"flooder refusal {i}"])
+    for i in range(3):
+        outbox.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
+    outbox.add(Kind.ANSWER, "prober", ["prober answer"])
+    assert _drain(outbox) == [
+        "flooder answer 0",
+        "prober answer",  # after one line of the flooder's, not after all
+        "flooder answer 1",
+        "flooder answer 2",
+        "flooder refusal 0",
+        "flooder refusal 1",
+        "flooder refusal 2",
+    ]
+    assert len(outbox) == 0
+
+
+def test_queries_go_first_in_the_turn_of_whom_they_are_about() -> None:
+    outbox = _outbox()
+    outbox.add(Kind.ANSWER, "prober", ["p0", "p1"])
+    outbox.add(Kind.ANSWER, "flooder", ["f0"])
+    outbox.query("flooder", "WHOIS flooder")
+    outbox.query("flooder", "WHOIS flooder_")  # the flooder's share pays for both
+    assert _drain(outbox) == ["p0", "WHOIS flooder_", "p1", "WHOIS flooder", "f0"]
+
+
+def test_a_newcomer_goes_before_whoever_was_served_last() -> None:
+    outbox = _outbox()
+    outbox.add(Kind.ANSWER, "flooder", ["f0", "f1", "f2"])
+    assert outbox.take() is not None  # f0 sent
+    outbox.add(Kind.ANSWER, "prober", ["p0"])
+    assert _drain(outbox) == ["p0", "f1", "f2"]
+
+
+def test_lines_of_long_messages_interleave() -> None:
+    outbox = _outbox()
+    outbox.add(Kind.ANSWER, "ann", ["a0", "a1", "a2"])
+    outbox.add(Kind.ANSWER, "ben", ["b0", "b1"])
+    assert _drain(outbox) == ["a0", "b0", "a1", "b1", "a2"]
+
+
+def test_bounds_per_recipient_and_in_all_refusals_give_way() -> None:
+    outbox = _outbox(per_recipient=3, total=5)
+    assert all(outbox.add(Kind.REFUSAL, "flooder", [f"r{i}"]) for i in range(3))
+    assert not outbox.add(Kind.REFUSAL, "flooder", ["r3"])  # full for this recipient
+    assert outbox.add(Kind.ANSWER, "flooder", ["answer"])  # a refusal makes room
+    assert outbox.add(Kind.ANSWER, "ann", ["a0", "a1"])
+    assert not outbox.add(Kind.REFUSAL, "ben", ["b"])  # full in all
+    assert outbox.add(Kind.ANSWER, "ben", ["b"])  # the oldest refusal makes room
+    assert len(outbox) == 5
+    assert sorted(_drain(outbox)) == ["a0", "a1", "answer", "b", "r2"]
+    assert not outbox.add(Kind.ANSWER, "cy", ["c"] * 4)  # never fits
+
+
+def test_stale_refusals_are_dropped_answers_wait() -> None:
+    outbox = _outbox(refusal_ttl=0.05)
+    outbox.add(Kind.REFUSAL, "ann", ["try again in 26 s"])
+    outbox.add(Kind.ANSWER, "ann", ["an answer"])
+    time.sleep(0.1)
+    outbox.add(Kind.REFUSAL, "ben", ["fresh"])
+    assert _drain(outbox) == ["an answer", "fresh"]
+
+
+def test_queries_are_forgotten_with_the_connection() -> None:
+    outbox = _outbox()
+    outbox.query("ann", "WHOIS ann")
+    outbox.add(Kind.ANSWER, "ann", ["kept"])
+    outbox.query("ben", "WHOIS ben")
+    outbox.forget_queries()
+    assert len(outbox) == 1 and _drain(outbox) == ["kept"]
+
+
+def test_text_is_plain_split_and_on_sent_follows_its_last_line() -> None:
+    async def scenario() -> tuple[list[str], dict[str, list[int]]]:
+        outbox = _outbox()
+        written: list[str] = []
+        sent: dict[str, list[int]] = {"long": [], "short": []}
+        long = "\x02bold\x02 \x0304,12red\x03 \u202eevil\u202c " + "word " * 40
+        outbox.add_text(
+            "PRIVMSG", "#c", long, budget=60, prefix="\x1fnick\x1f: ",
+            on_sent=lambda: sent["long"].append(len(written)),
+        )  # fmt: skip
+        outbox.add_text(
+            "NOTICE", "ann", "short", budget=60, on_sent=lambda: sent["short"].append(len(written))
+        )
+        runner = asyncio.create_task(outbox.run(lambda: True, written.append))
+        async with asyncio.timeout(5):
+            while len(outbox):
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        runner.cancel()
+        return written, sent
+
+    written, sent = asyncio.run(scenario())
+    privmsgs = [w for w in written if w.startswith("PRIVMSG")]
+    assert len(privmsgs) > 3 and len(written) == len(privmsgs) + 1
+    assert privmsgs[0].startswith("PRIVMSG #c :nick: bold red evil word word")
+    assert all(w.startswith("PRIVMSG #c :nick: ") for w in privmsgs)
+    assert all(len(w.partition(" :")[2].encode()) <= 60 for w in privmsgs)  # the budget
+    # each on_sent ran once, just after its message's last line was written
+    assert [written[n - 1] for n in sent["long"]] == [privmsgs[-1]]
+    assert [written[n - 1] for n in sent["short"]] == ["NOTICE ann :short"]
+
+
+def test_the_token_bucket_charges_what_cannot_wait() -> None:
+    async def scenario() -> float:
+        bucket = TokenBucket(rate=20.0, burst=2)
+        bucket.spend(4)  # two JOINs, say: 2 tokens of debt
+        started = time.monotonic()
+        await bucket.take()
+        return time.monotonic() - started
+
+    assert 0.1 <= asyncio.run(scenario()) < 0.4  # three tokens to earn back at 20 a second
+
+
+def test_the_command_gate_admits_a_burst_then_a_rate_per_user() -> None:
+    gate = CommandGate(rate=20.0, burst=3)
+    assert [gate.admit("flooder") for _ in range(5)] == [True, True, True, False, False]
+    assert gate.ignored == {"flooder": 2}
+    assert gate.admit("someone else")
+    time.sleep(0.06)
+    assert gate.admit("flooder") and gate.ignored == {}
+
+
+FORMATTING = [
+    ("\x02bold\x02", "bold"),
+    ("\x0304red\x03", "red"),
+    ("\x034,12on blue", "on blue"),
+    ("\x03,12comma", ",12comma"),  # no foreground: not a colour, the text stays
+    ("\x03123", "3"),  # at most two digits are the colour
+    ("\x04FF00FFhex\x04", "hex"),
+    ("\x04ff00ff,00FF00hex", "hex"),
+    ("\x1ditalic\x1d \x1funder\x1f \x1estrike\x1e \x11mono\x11 \x16rev\x16 \x0freset", None),
+    ("\x01ACTION waves\x01", "ACTION waves"),
+    ("abc\u202edcba\u202c", "abcdcba"),
+    ("\u2066iso\u2069 \u200emark\u200f \u061carabic", "iso mark arabic"),
+    ("caf\u00e9 \u05e9\u05dc\u05d5\u05dd 1\u06f2", None),  # letters and digits of any script stay
+]
+
+
+def test_plain_removes_formatting_and_bidi_controls() -> None:
+    for text, expected in FORMATTING:
+        if expected is None:
+            expected = "".join(c for c in text if c.isprintable())
+        assert plain(text) == expected, repr(text)
+
+
+@given(st.text())
+def test_plain_leaves_no_control_it_strips(text: str) -> None:
+    stripped = plain(text)
+    assert not set(stripped) & set("\x01\x02\x0f\x11\x16\x1d\x1e\x1f\x03\x04")
+    assert not set(stripped) & {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+    assert not set(stripped) & {"\u200e", "\u200f", "\u061c"}
+    assert plain(stripped) == stripped
