@@ -48,6 +48,7 @@ bench: setup system-run
 	$(BIN)/python bench/ladder.py --quick --seeds 3
 	$(BIN)/python bench/ladder_hill.py
 	$(BIN)/python bench/web.py
+	$(BIN)/python bench/history.py
 	$(BIN)/python bench/trace_load.py
 	$(BIN)/python bench/tournament.py
 

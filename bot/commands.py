@@ -18,6 +18,7 @@ import structlog
 
 from bot.client import Incoming
 from bot.fetch import FetchError, fetch_program, is_url
+from bot.history_log import log_lines
 from bot.identity import Sender
 from bot.ladder import LadderCommand
 from bot.runner import Runner
@@ -95,6 +96,7 @@ class Commands:
             Command("-rank", "NAME|OWNER.NAME", self.rank),
             Command("-ladder", "[NAME|OWNER.NAME]", LadderCommand(hill, settings.web.url, reply)),
             Command("-report", "", self.report),
+            Command("-log", "[NAME|OWNER.NAME]", self.recent_changes),
             Command("-help", "", self.help),
             Command("-remove", "OWNER.NAME", self.remove, admin=True, vouched=True),
             Command("-rescore", "", self.rescore, admin=True, vouched=True),
@@ -274,6 +276,13 @@ class Commands:
         self.reply(message, PROSE_WARNING)
         self.reply(message, top_line(await self._standings(), self.settings.web.url))
 
+    async def recent_changes(self, message: Incoming, args: str) -> None:
+        if " " in args:
+            raise Usage("a program's name, or nothing for the whole hill")
+        queries, who, url = self.hill.queries, message.sender.identity, self.settings.web.url
+        for line in await asyncio.to_thread(log_lines, queries, args, who, url):
+            self.reply(message, line)
+
     async def rank(self, message: Incoming, args: str) -> None:
         if not args or " " in args:
             raise Usage("a program's name")
@@ -299,14 +308,8 @@ def top_line(standings: Standings, url: str) -> str:
 
 def find(standings: Standings, name: str, sender: Sender) -> int:
     """The index of `OWNER.NAME`, or of NAME (the sender's own first)."""
-    entries = standings.entries
-    matches = names.lookup([e.program.full_name for e in entries], name, sender.identity)
-    if not matches:
-        raise HillError(f"there is no {name[:60]} on the hill")
-    if len(matches) > 1:
-        which = ", ".join(entries[i].program.full_name for i in matches)
-        raise HillError(f"which one? {which}")
-    return matches[0]
+    full_names = [e.program.full_name for e in standings.entries]
+    return names.choose(full_names, name, sender.identity, "on the hill")
 
 
 def rank_line(standings: Standings, index: int, stats: Statistics) -> str:

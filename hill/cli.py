@@ -12,7 +12,14 @@ import numpy as np
 from hill import arena, engine
 from hill.engine import ParseError, Program
 from hill.errors import HillError
-from hill.hill_commands import CommandError, add_hill_commands, read_file, settings_of
+from hill.hill_commands import (
+    SHARED_OPTIONS,
+    CommandError,
+    add_hill_commands,
+    add_shared_options,
+    read_file,
+    settings_of,
+)
 from hill.ladder_commands import add_archive_commands
 from hill.tournaments import TournamentError
 from hill.tournaments.commands import add_tournament_commands
@@ -194,6 +201,8 @@ def command_web(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bfjoust", description="BF Joust engine and hill tools.")
+    add_shared_options(parser)
+    parser.set_defaults(takes_shared_options=False)  # until a command that takes them
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     joust = commands.add_parser("joust", help="joust two programs, print the classic line")
@@ -225,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_tournament_commands(commands)
 
     bot = commands.add_parser("bot", help="run the IRC bot (and the web report)")
-    bot.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
+    add_shared_options(bot)
     bot.add_argument(
         "--local-ircd",
         action="store_true",
@@ -234,13 +243,17 @@ def build_parser() -> argparse.ArgumentParser:
     bot.set_defaults(run=command_bot)
 
     web = commands.add_parser("web", help="serve the web report alone (no IRC)")
-    web.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
+    add_shared_options(web)
     web.set_defaults(run=command_web)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    given = [flag for flag in SHARED_OPTIONS if hasattr(args, flag.lstrip("-"))]
+    if given and not args.takes_shared_options:
+        parser.error(f"{args.command} takes no {' or '.join(given)}")
     try:
         args.run(args)
     except (CommandError, TournamentError) as error:

@@ -24,12 +24,36 @@ class CommandError(Exception):
     """A problem to report on stderr with exit status 1 (no traceback)."""
 
 
+# The options every command that runs on a hill takes, before or after its
+# subcommand: `bfjoust hill --data D report` is `bfjoust hill report --data D`
+# (and `bfjoust --config C bot` is `bfjoust bot --config C`).
+SHARED_OPTIONS = {
+    "--config": "the TOML configuration (default: built-in defaults)",
+    "--data": "the hill's data folder (overrides the configuration)",
+}
+
+
+def add_shared_options(parser: argparse.ArgumentParser) -> None:
+    """Give `parser` the shared options.  Unset, they set nothing (SUPPRESS),
+    so a subcommand's absent option never hides its parent's given one."""
+    for flag, help in SHARED_OPTIONS.items():
+        parser.add_argument(flag, default=argparse.SUPPRESS, help=help)
+    parser.set_defaults(takes_shared_options=True)
+
+
 def settings_of(args: argparse.Namespace) -> Settings:
-    """The settings of `--config FILE` (the defaults without one)."""
+    """The settings of `--config FILE` (the defaults without one), with the
+    data folder of `--data DIR` if given."""
+    config = getattr(args, "config", None)
     try:
-        return load_settings(Path(args.config) if args.config else None)
+        settings = load_settings(Path(config) if config else None)
     except ConfigError as error:
         raise CommandError(str(error)) from None
+    data = getattr(args, "data", None)
+    if data:
+        hill = dataclasses.replace(settings.hill, data_dir=Path(data))
+        settings = dataclasses.replace(settings, hill=hill)
+    return settings
 
 
 def read_file(path: str | Path) -> bytes:
@@ -40,10 +64,7 @@ def read_file(path: str | Path) -> bytes:
 
 
 def hill_settings(args: argparse.Namespace) -> HillSettings:
-    settings = settings_of(args).hill
-    if args.data:
-        settings = dataclasses.replace(settings, data_dir=Path(args.data))
-    return settings
+    return settings_of(args).hill
 
 
 def open_hill(args: argparse.Namespace) -> Hill:
@@ -161,13 +182,13 @@ def command_rescore(args: argparse.Namespace) -> None:
 
 def add_hill_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     hill = commands.add_parser("hill", help="run the hill: submit, report, history ...")
-    hill.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
-    hill.add_argument("--data", help="the hill's data folder (overrides the configuration)")
+    add_shared_options(hill)
     hill.set_defaults(run=run)
     sub = hill.add_subparsers(dest="hill_command", required=True, metavar="COMMAND")
 
     def add(name: str, function: object, help: str) -> argparse.ArgumentParser:
         parser = sub.add_parser(name, help=help)
+        add_shared_options(parser)
         parser.set_defaults(hill_run=function)
         return parser
 

@@ -69,3 +69,15 @@ def lookup(full_names: Sequence[str], words: str, identity: str) -> list[int]:
     matches = [i for i, full in enumerate(full_names) if split(full)[1].lower() == words]
     mine = [i for i in matches if split(full_names[i])[0].lower() == identity.lower()]
     return mine or matches
+
+
+def choose(full_names: Sequence[str], words: str, identity: str, where: str) -> int:
+    """The position of the one program `words` names (see `lookup`); a
+    HillError for the player if none is, or several are, `where` (e.g.
+    "on the hill")."""
+    matches = lookup(full_names, words, identity)
+    if not matches:
+        raise HillError(f"there is no {words[:60]} {where}")
+    if len(matches) > 1:
+        raise HillError("which one? " + ", ".join(full_names[i] for i in matches))
+    return matches[0]

@@ -12,13 +12,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, aliased
 
 from hill import arena, names
 from hill.errors import HillError
 from hill.standings import Contestant, Entry, Standings
-from hill.storage import HILL_CHANGES, Database, Event, EventKind, Program, ProgramStatus
+from hill.storage import (
+    ARRIVALS,
+    HILL_CHANGES,
+    Database,
+    Event,
+    EventKind,
+    LeaveReason,
+    Program,
+    ProgramStatus,
+)
 
 DATABASE = "hill.sqlite3"  # in the data folder
 
@@ -40,6 +49,22 @@ class HillEvent:
     method: str  # the ranking method of the standings after it
     # the stored standings after it: {"id", "name", "rank", "points", "scores", ...}
     entries: tuple[dict[str, Any], ...] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class Version:
+    """One submitted version of a program (tests are no versions), with the
+    hill change it arrived by."""
+
+    id: int
+    number: int  # 1, 2 ... in the order submitted
+    submitted: dt.datetime
+    code_hash: str
+    size: int  # bytes
+    status: ProgramStatus
+    left_at: dt.datetime | None
+    left_reason: LeaveReason | None
+    arrival: HillEvent | None  # None only while its change is being written
 
 
 class HillQueries:
@@ -84,14 +109,70 @@ class HillQueries:
         """Every event, tests too (or those of one program), oldest first."""
         query = _events()
         if full_name is not None:
-            owner, name = names.split(full_name)
-            ids = select(Program.id).where(Program.owner == owner, Program.name == name)
+            ids = _ids_of(full_name)
             query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
         return self._read(query)
 
     def changes(self) -> list[HillEvent]:
         """The events that changed the hill, oldest first."""
         return self._read(_events().where(Event.kind.in_(HILL_CHANGES)))
+
+    def recent_changes(self, count: int, full_name: str | None = None) -> list[HillEvent]:
+        """The last `count` hill changes (those that concern a version of
+        `full_name`), newest first."""
+        query = _events().where(Event.kind.in_(HILL_CHANGES))
+        if full_name is not None:
+            ids = _ids_of(full_name)
+            query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
+        return self._read(query.order_by(None).order_by(Event.id.desc()).limit(count))
+
+    def submitted_names(self) -> list[str]:
+        """The full name of every program ever submitted (tests aside), sorted."""
+        with self.db.session() as session:
+            query = select(Program.owner, Program.name).where(Program.status != ProgramStatus.TEST)
+            return sorted({names.full_name(*row) for row in session.execute(query.distinct())})
+
+    def versions(self, full_name: str) -> list[Version]:
+        """Every version of `owner.name` ever submitted, oldest first."""
+        columns = (
+            Program.id,
+            Program.submitted_at,
+            Program.code_hash,
+            func.length(Program.code).label("size"),  # bytes: the code is a BLOB
+            Program.status,
+            Program.left_at,
+            Program.left_reason,
+        )
+        query = (
+            select(*columns)
+            .where(Program.id.in_(_ids_of(full_name)), Program.status != ProgramStatus.TEST)
+            .order_by(Program.id)
+        )
+        with self.db.session() as session:
+            programs = session.execute(query).all()
+        arrivals = _events().where(
+            Event.program_id.in_([p.id for p in programs]), Event.kind.in_(ARRIVALS)
+        )
+        arrived = {e.program_id: e for e in self._read(arrivals)}
+        return [
+            Version(
+                id=p.id,
+                number=number,
+                submitted=p.submitted_at,
+                code_hash=p.code_hash,
+                size=p.size,
+                status=p.status,
+                left_at=p.left_at,
+                left_reason=p.left_reason,
+                arrival=arrived.get(p.id),
+            )
+            for number, p in enumerate(programs, 1)
+        ]
+
+    def code_of_hash(self, code_hash: str) -> bytes:
+        """The code whose hash (hill.arena.code_hash) is `code_hash`; HillError if none."""
+        with self.db.session() as session:
+            return code_by_hash(session, code_hash)
 
     def has_event(self, event_id: int) -> bool:
         """Whether event `event_id` exists (a hill change or a test)."""
@@ -134,6 +215,12 @@ def code_by_hash(session: Session, code_hash: str) -> bytes:
     if code is None:
         raise HillError(f"no program with code {code_hash}")
     return code
+
+
+def _ids_of(full_name: str) -> Select[Any]:
+    """The ids of every program named `full_name`, tests included."""
+    owner, name = names.split(full_name)
+    return select(Program.id).where(Program.owner == owner, Program.name == name)
 
 
 _Arrived, _Left = aliased(Program), aliased(Program)

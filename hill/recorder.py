@@ -34,9 +34,14 @@ COMMIT_MESSAGES = {
 assert set(COMMIT_MESSAGES) == HILL_CHANGES
 
 
+def commit_title(kind: EventKind, program: str | None, left: str | None) -> str:
+    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by alice.rush` ..."""
+    return COMMIT_MESSAGES[kind].format(program=program, displaced=left)
+
+
 def commit_message(kind: EventKind, program: str | None, left: str | None, summary: str) -> str:
-    """`Adding alice.rush` (and so on), then the event's summary."""
-    return f"{COMMIT_MESSAGES[kind].format(program=program, displaced=left)}\n\n{summary}"
+    """The title, then the event's summary."""
+    return f"{commit_title(kind, program, left)}\n\n{summary}"
 
 
 @dataclass(frozen=True)

@@ -7,20 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from webhill import Server, build_hill, get, reference_programs
-
-
-def git(*args: str | Path, cwd: Path | None = None, check: bool = True) -> str:
-    result = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result.stdout + result.stderr
+from webhill import Server, build_hill, get, git, reference_programs
 
 
 @pytest.fixture(scope="module")

@@ -97,3 +97,50 @@ def test_import_a_folder(tmp_path: Path) -> None:
     report = hill(tmp_path / "var", "report", "--format", "json")
     names = {p["full_name"] for p in json.loads(report.stdout)["programs"]}
     assert names == {"import.poke", "import.wiggle_clear", "import.triplock", "carol.turtle"}
+
+
+def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hill", *map(str, args)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_options_go_before_or_after_the_subcommand(tmp_path: Path) -> None:
+    """--data and --config are taken by `bfjoust`, by `bfjoust hill` and by
+    each of its subcommands alike, and the last one given wins."""
+    data, other = tmp_path / "var", tmp_path / "other"
+    config = tmp_path / "config.toml"
+    config.write_text('[hill]\ndata_dir = "other"\nsize = 3\n')
+    rush = warrior_path("wiki/poke.bfjoust")
+    assert hill(data, "init").returncode == 0
+    after = bfjoust("hill", "submit", rush, "--owner", "alice", "--data", data)
+    assert after.returncode == 0, after.stderr
+    for argv in (
+        ("hill", "--data", data, "report"),
+        ("hill", "report", "--data", data),
+        ("--data", data, "hill", "report"),
+        ("hill", "--data", other, "report", "--data", data),
+    ):
+        report = bfjoust(*argv)
+        assert report.returncode == 0, (argv, report.stderr)
+        assert "alice.poke" in report.stdout, argv
+    # --config anywhere: its data folder, unless --data says otherwise
+    for argv in (
+        ("hill", "--config", config, "init"),
+        ("hill", "init", "--config", config),
+        ("--config", config, "hill", "init"),
+    ):
+        made = bfjoust(*argv)
+        assert made.returncode == 0 and str(other) in made.stdout, (argv, made.stderr)
+    assert "alice.poke" in bfjoust("hill", "report", "--config", config, "--data", data).stdout
+    # bot and web take them on either side too (a broken config shows it was read)
+    config.write_text("[web]\nport = 'x'\n")
+    for argv in (
+        ("web", "--config", config),
+        ("--config", config, "web"),
+        ("--config", config, "bot"),
+    ):
+        refused = bfjoust(*argv)
+        assert refused.returncode == 1 and "[web] port" in refused.stderr, argv
+    unused = bfjoust("--data", data, "check", rush)
+    assert unused.returncode == 2 and "check takes no --data" in unused.stderr

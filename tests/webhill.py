@@ -166,6 +166,20 @@ def get(url: str, headers: dict[str, str] | None = None) -> Reply:
         return Reply(error.code, dict(error.headers), error.read())
 
 
+def git(*args: str | Path, cwd: Path | None = None, check: bool = True) -> str:
+    """A stock git command (with an identity to commit with); what it said."""
+    result = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result.stdout + result.stderr
+
+
 @dataclass
 class Battle:
     """A battle as the viewer rebuilds it from /api/trace's pieces."""

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from aiohttp import web
 
+from hill.web.urls import site_url
+
 log = logging.getLogger(__name__)
 
 PREFIX = "/hill.git"
@@ -28,6 +30,11 @@ READ_SERVICE = "git-upload-pack"
 MAX_REQUEST_BYTES = 8 << 20  # a fetch's negotiation: wants and haves
 TIME_LIMIT = 120.0  # seconds for one request, then git is stopped
 CHUNK = 1 << 16
+
+
+def clone_url(request: web.Request) -> str:
+    """What players clone: the site's URL and hill.git."""
+    return site_url(request) + PREFIX.lstrip("/")
 
 
 class GitHttp:
@@ -54,9 +61,7 @@ class GitHttp:
         if not SMART_PATHS.fullmatch(path) or (
             path == "/info/refs" and request.query.get("service") != READ_SERVICE
         ):
-            return _refusal(
-                404, f"not found; clone it with git: git clone {request.url.origin()}{PREFIX}"
-            )
+            return _refusal(404, f"not found; clone it with git: git clone {clone_url(request)}")
         if request.method == "POST" and (request.content_length or 0) > MAX_REQUEST_BYTES:
             return _refusal(413, "request too large")
         git_dir = self._git_dir()
@@ -116,6 +121,10 @@ class GitHttp:
                     await response.write(chunk)
                 await feeding
                 await response.write_eof()
+                # before `finally`: killing a git that has exited but not been
+                # waited for would reap it behind asyncio's back (Popen.kill
+                # polls first), and its status would be lost
+                await process.wait()
         except TimeoutError:
             log.warning("git http-backend took over %g s; stopped", TIME_LIMIT)
             if response is None:

@@ -12,6 +12,7 @@ from markupsafe import Markup, escape
 
 from hill import engine
 from hill.web.charts import error_bars, line_chart
+from hill.web.git_http import clone_url
 from hill.web.state import READER
 from hill.web.urls import Urls
 
@@ -80,7 +81,8 @@ def render(
     """The template with the page's dict as `data` and its links: `url` in
     the state the page shows, `nav` (the site's menu) in the state it was
     asked for (`asked`, the ?event= if any), whether that state is no longer
-    the current one (`past`), and this very page in the current state (`now`)."""
+    the current one (`past`), this very page in the current state (`now`), and
+    the URL that clones the hill's history (`clone_url`)."""
     event = data.get("event")
     asked = _asked_state(request)
     router = request.app.router
@@ -92,6 +94,7 @@ def render(
         asked=asked,
         past=bool(event) and event["id"] != request.app[READER].latest,
         now=_in_current_state(request),
+        clone_url=clone_url(request),
     )
     response = web.Response(text=html, content_type="text/html", status=status)
     response.enable_compression()

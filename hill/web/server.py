@@ -5,7 +5,9 @@ it alone.  Layout: state.py reads the hill (cached, one state at a time),
 api.py shapes each page's data, views.py maps URLs to them, urls.py builds
 the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
-battles, requestlog.py keeps the access log to one line a request.
+battles; history_views.py (on commits.py) the history's commit pages, code
+and feed, git_http.py the repository to git clients; requestlog.py keeps
+the access log to one line a request.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from hill.logs import configure_logging
 from hill.queries import HillQueries
 from hill.requests import RequestBook
 from hill.uploads import UploadLinks
-from hill.web import ladder_page, upload
+from hill.web import history_views, ladder_page, upload
+from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
 from hill.web.state import READER, HillReader, NotFound
 from hill.web.trace_store import Busy, TraceStore
+from hill.web.urls import PUBLIC_URL
 from hill.web.views import TRACES, json_response, routes
 
 log = logging.getLogger(__name__)
@@ -43,7 +47,7 @@ SECURITY_HEADERS = {
 
 
 # paths that answer text, errors included
-TEXT_PATHS = ("/source/",)
+TEXT_PATHS = ("/source/", "/code/")
 
 
 def error_page(request: web.Request, status: int, message: str) -> web.Response:
@@ -95,8 +99,11 @@ def create_app(
     quiet_client_errors()
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(queries)
+    app[PUBLIC_URL] = settings.public_url
+    repository = hill.data_dir / "hill-repo"
+    app[HISTORY] = HistoryPages(queries, repository)
     app[TRACES] = TraceStore(
-        queries.program_code,
+        queries.code_of_hash,
         workers=settings.trace_workers,
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,
@@ -107,7 +114,8 @@ def create_app(
     app.add_routes(routes)
     app.add_routes(upload.routes)
     ladder_page.setup(app, queries.db)
-    app.add_routes(GitHttp(hill.data_dir / "hill-repo").routes())
+    app.add_routes(history_views.routes)
+    app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app
@@ -116,6 +124,7 @@ def create_app(
 async def _close_threads(app: web.Application) -> None:
     app[READER].close()
     app[TRACES].close()
+    app[HISTORY].close()
 
 
 async def start_web(
@@ -138,7 +147,7 @@ async def start_web(
 
 def run_web(settings: Settings) -> None:
     """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It reads
-    the hill (no lock, no migration, no git) and writes only the upload
+    the hill (no lock, no migration, no git write) and writes only the upload
     requests the bot plays; HillError if the hill's database is missing or
     of another schema."""
     configure_logging()

@@ -13,25 +13,23 @@ four ways:
   by content (both programs' code, the tape length and the polarity) up to
   `cache_bytes`;
 * one response is one piece, at most trace_pieces.PIECE_STATES states;
-* compiled programs are cached by content, a few at a time.
+* compiled programs are cached by content (hill.arena's ProgramCache), a
+  few at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import threading
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from cachetools import LRUCache
 
 from hill import engine
+from hill.arena import CodeOf, ProgramCache
 from hill.web import trace_pieces
 
 COMPILED_PROGRAMS = 32
-DIGESTS = 4096
 
 
 class Busy(Exception):
@@ -54,62 +52,52 @@ class EncodedBattle:
         return sum(len(p) for p in self.pieces)
 
 
-BattleKey = tuple[bytes, bytes, int, str]  # both programs' sha256, tape length, polarity
+# both programs' code hashes (hill.arena.code_hash), the tape length, the polarity
+BattleKey = tuple[str, str, int, str]
 
 
 class TraceStore:
-    """The viewer's battles: `piece()` of two stored programs' battle."""
+    """The viewer's battles: `piece()` of the battle of two programs, known
+    by their code hashes."""
 
     retry_after = 1  # seconds
 
     def __init__(
         self,
-        read_code: Callable[[int], bytes],
+        read_code: CodeOf,
         *,
         workers: int = 2,
         queue: int = 16,
         cache_bytes: int = 32 << 20,
     ) -> None:
-        self._read_code = read_code  # a program's code by id (blocking)
+        self._read_code = read_code  # a program's code by its hash (blocking)
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="trace")
         self._limit = workers + queue
         self._pending: dict[BattleKey, asyncio.Task[EncodedBattle]] = {}
         self._battles: LRUCache[BattleKey, EncodedBattle] = LRUCache(
             cache_bytes, getsizeof=lambda battle: battle.size
         )
-        # program id: sha256 of its code (a program id never changes its code)
-        self._digests: LRUCache[int, bytes] = LRUCache(DIGESTS)
-        # sha256: the compiled program, used by the workers
-        self._compiled: LRUCache[bytes, engine.Program] = LRUCache(COMPILED_PROGRAMS)
-        self._compiled_lock = threading.Lock()
+        self._programs = ProgramCache(COMPILED_PROGRAMS)  # used by the workers
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    async def piece(self, left_id: int, right_id: int, tape: int, polarity: str, at: int) -> bytes:
-        """The gzipped piece holding state `at`; IndexError past the battle's end."""
-        key = (await self._digest(left_id), await self._digest(right_id), tape, polarity)
-        battle = self._battles.get(key) or await self._encoded(key, left_id, right_id)
+    async def piece(self, left: str, right: str, tape: int, polarity: str, at: int) -> bytes:
+        """The gzipped piece holding state `at` of the battle of the programs
+        whose code hashes are `left` and `right`; IndexError past its end."""
+        key = (left, right, tape, polarity)
+        battle = self._battles.get(key) or await self._encoded(key)
         if at > battle.cycles:
             raise IndexError(at)
         return battle.pieces[at // trace_pieces.PIECE_STATES]
 
-    async def _digest(self, program_id: int) -> bytes:
-        digest = self._digests.get(program_id)
-        if digest is None:
-            loop = asyncio.get_running_loop()
-            code = await loop.run_in_executor(self._executor, self._read_code, program_id)
-            digest = hashlib.sha256(code).digest()
-            self._digests[program_id] = digest
-        return digest
-
-    async def _encoded(self, key: BattleKey, left_id: int, right_id: int) -> EncodedBattle:
+    async def _encoded(self, key: BattleKey) -> EncodedBattle:
         """The battle, traced once however many ask for it at the same time."""
         task = self._pending.get(key)
         if task is None:
             if len(self._pending) >= self._limit:
                 raise Busy(self.retry_after)
-            task = asyncio.ensure_future(self._trace(key, left_id, right_id))
+            task = asyncio.ensure_future(self._trace(key))
             self._pending[key] = task
             task.add_done_callback(lambda done: self._finished(key, done))
         return await asyncio.shield(task)
@@ -121,22 +109,13 @@ class TraceStore:
             if battle.size <= self._battles.maxsize:
                 self._battles[key] = battle
 
-    async def _trace(self, key: BattleKey, left_id: int, right_id: int) -> EncodedBattle:
+    async def _trace(self, key: BattleKey) -> EncodedBattle:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._encode, key, left_id, right_id)
+        return await loop.run_in_executor(self._executor, self._encode, key)
 
-    def _encode(self, key: BattleKey, left_id: int, right_id: int) -> EncodedBattle:
+    def _encode(self, key: BattleKey) -> EncodedBattle:
         """In a worker thread: compile, trace, encode and compress."""
-        left = self._program(key[0], left_id)
-        right = self._program(key[1], right_id)
+        left = self._programs.get(key[0], self._read_code)
+        right = self._programs.get(key[1], self._read_code)
         battle = engine.trace(left, right, key[2], key[3])  # type: ignore[arg-type]
         return EncodedBattle(battle.cycles, trace_pieces.gzipped_pieces(battle))
-
-    def _program(self, digest: bytes, program_id: int) -> engine.Program:
-        with self._compiled_lock:
-            program = self._compiled.get(digest)
-        if program is None:
-            program = engine.compile_program(self._read_code(program_id))
-            with self._compiled_lock:
-                self._compiled[digest] = program
-        return program

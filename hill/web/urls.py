@@ -13,6 +13,16 @@ from typing import Any
 
 from aiohttp import web
 
+# [web] public_url: where players reach the site ("" when not configured)
+PUBLIC_URL = web.AppKey("public_url", str)
+
+
+def site_url(request: web.Request) -> str:
+    """The site's absolute URL, ending in "/": the configured public URL,
+    else the address this request came to."""
+    configured = request.app.get(PUBLIC_URL, "")
+    return configured.rstrip("/") + "/" if configured else f"{request.url.origin()}/"
+
 
 class Urls:
     """Links to the pages (or, `json`, their JSON twins), in hill state `state`."""
@@ -91,6 +101,18 @@ class Urls:
     def ladder(self) -> str:
         """The all-time ladder (in no one hill state)."""
         return self._link("ladder", stateful=False)
+
+    def commit(self, sha: str) -> str:
+        """A commit of the hill's history (in no one state)."""
+        return self._link("commit", stateful=False, sha=sha)
+
+    def code(self, code_hash: str) -> str:
+        """A version's code exactly as submitted, by its hash (text/plain)."""
+        return str(self._router["code"].url_for(hash=code_hash))
+
+    def feed(self) -> str:
+        """The Atom feed of the hill's changes."""
+        return str(self._router["feed"].url_for())
 
     def static(self, file: str) -> str:
         return str(self._router["static"].url_for(file=file))

@@ -19,6 +19,7 @@ from aiohttp import web
 from hill import engine
 from hill.names import is_full_name
 from hill.web import api
+from hill.web.commits import HISTORY
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound, Snapshot
 from hill.web.trace_store import TraceStore
@@ -42,7 +43,7 @@ def page(
     name: str, html_path: str, api_path: str, template: str, table: web.RouteTableDef = routes
 ) -> Callable[[Loader], Loader]:
     """Serve a loader's dict as JSON at api_path and through a template at
-    html_path (routes of `table`: by default this module's)."""
+    html_path (routes of `table`)."""
 
     def register(load: Loader) -> Loader:
         async def as_json(request: web.Request) -> web.Response:
@@ -95,7 +96,9 @@ async def matrix(request: web.Request) -> dict[str, Any]:
 
 @page("program", f"/program/{NAME}", f"/api/breakdown/{NAME}", "breakdown.html")
 async def breakdown(request: web.Request) -> dict[str, Any]:
-    return api.breakdown(await snapshot(request), name_param(request))
+    name = name_param(request)
+    data = api.breakdown(await snapshot(request), name)
+    return {**data, "versions": await request.app[HISTORY].versions(name)}
 
 
 @page("pair", f"/program/{NAME}/vs/{OTHER}", f"/api/breakdown/{NAME}/{OTHER}", "pair.html")
@@ -141,9 +144,9 @@ async def trace(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     left, right, tape, polarity = battle_params(request, snap)
     at = int_param(request, "from") or 0
-    ids = (snap.entry(left).program.id, snap.entry(right).program.id)
+    hashes = (snap.entry(left).program.code_hash, snap.entry(right).program.code_hash)
     try:
-        piece = await request.app[TRACES].piece(*ids, tape, polarity, at)
+        piece = await request.app[TRACES].piece(*hashes, tape, polarity, at)
     except IndexError:
         raise NotFound(f"the battle ends before cycle {at}") from None
     return gzipped_json(request, piece)

@@ -1,0 +1,51 @@
+"""The history's pages: a commit (`/commit/SHA`, JSON `/api/commit/SHA`), a
+version's code by its hash (`/code/HASH`, text/plain) and the Atom feed of
+the hill's changes (`/history.atom`).  Their data is commits.py's; the
+versions of a program are shown on its page (views.breakdown).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from hill.web.commits import HISTORY
+from hill.web.feed import atom_feed
+from hill.web.urls import Urls, site_url
+from hill.web.views import page, reader
+
+routes = web.RouteTableDef()
+IMMUTABLE = "public, max-age=31536000, immutable"  # content named by its hash
+
+
+@page("commit", "/commit/{sha}", "/api/commit/{sha}", "commit.html", routes)
+async def commit(request: web.Request) -> dict[str, Any]:
+    timeline = await reader(request).history()
+    return await request.app[HISTORY].commit(timeline, request.match_info["sha"])
+
+
+@routes.get("/code/{hash}", name="code")
+async def code(request: web.Request) -> web.Response:
+    """A version's code exactly as submitted; text/plain, never rendered as HTML."""
+    body = await request.app[HISTORY].code(request.match_info["hash"])
+    response = web.Response(
+        body=body, content_type="text/plain", charset="utf-8", headers={"Cache-Control": IMMUTABLE}
+    )
+    response.enable_compression()
+    return response
+
+
+@routes.get("/history.atom", name="feed")
+async def feed(request: web.Request) -> web.Response:
+    timeline = await reader(request).history()
+    site = site_url(request).rstrip("/")
+    url = Urls(request.app.router)
+    body = atom_feed(
+        timeline.changes,
+        site + "/",
+        site + url.feed(),
+        lambda sha: site + url.commit(sha),
+        site + url.history(),
+    )
+    return web.Response(body=body, content_type="application/atom+xml", charset="utf-8")
