@@ -15,7 +15,7 @@ import json
 import sys
 
 from hill.errors import HillError
-from hill.hill_commands import CommandError, hill_settings, open_queries
+from hill.hill_commands import CommandError, add_shared_options, hill_settings, open_queries
 from hill.ladder import archive
 from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
@@ -84,7 +84,6 @@ def add_archive_commands(actions: argparse._SubParsersAction) -> None:  # type: 
     )
     show = actions.add_parser("show", help="print the hill's all-time ladder as stored")
     for parser, run in ((step, command_step), (show, command_show)):
-        parser.add_argument("--config", help="the TOML configuration (default: built-in defaults)")
-        parser.add_argument("--data", help="the hill's data folder (overrides the configuration)")
+        add_shared_options(parser)
         parser.add_argument("--json", action="store_true", help="print the ladder as JSON")
         parser.set_defaults(run=run)

@@ -73,31 +73,35 @@ def test_the_models_match_the_migrations(tmp_path: Path) -> None:
 
 
 def test_every_program_ever_submitted_is_a_version(tmp_path: Path) -> None:
-    """Versions of owner.name are its distinct codes in the order they came
-    (tests too); the same code again is no new version; each version after
-    the first names the one before it."""
+    """Versions of owner.name are its distinct codes, numbered as the program
+    page numbers its submissions; the same code again is the version it was;
+    a test is a trial, no submission; each version after the first names
+    the one before it."""
     hill = Hill(HillSettings(data_dir=tmp_path, size=2), jobs=1)
     (_, a), (_, b), (_, c) = reference(3)
     hill.challenge("alice", "rush", a)
     hill.challenge("bob", "wall", b)
-    hill.challenge("bob", "copy", a)  # another name, the same code: a version of its own
-    hill.challenge("alice", "rush", b, test_only=True)  # a test is submitted too
-    hill.challenge("alice", "rush", a)  # the same code again: nothing new
-    hill.challenge("alice", "rush", c)
+    hill.challenge("bob", "copy", a)  # another name, the same code: a program of its own
+    hill.challenge("alice", "rush", b, test_only=True)  # a trial
+    hill.challenge("alice", "rush", a)  # the same code again: version 2 is version 1
+    hill.challenge("alice", "rush", c)  # version 3
     ladder = ArchiveLadder(hill)
     ladder.step(0)
     labels = [v.label for v in ladder.pool]
-    assert labels == ["alice.rush@1", "bob.wall@1", "bob.copy@1", "alice.rush@2", "alice.rush@3"]
+    assert labels == ["alice.rush@1", "bob.wall@1", "bob.copy@1", "alice.rush@3"]
+    numbers = [v.number for v in hill.queries.versions("alice.rush")]
+    assert numbers == [1, 2, 3]  # the program page's
     by_label = {v.label: v for v in ladder.pool}
-    assert by_label["alice.rush@3"].previous_id == by_label["alice.rush@2"].id
-    assert by_label["alice.rush@2"].previous_id == by_label["alice.rush@1"].id
+    assert by_label["alice.rush@3"].previous_id == by_label["alice.rush@1"].id
     assert by_label["bob.copy@1"].previous_id is None
-    # versions of one code share its jousts: bob.copy starts where alice.rush@1 stands
+    # programs of one code share its jousts: bob.copy starts where alice.rush@1 stands
     at = {v.label: i for i, v in enumerate(ladder.pool)}
     met = ladder.ladder.met
     assert met[at["bob.copy@1"], at["bob.wall@1"]] and met[at["alice.rush@1"], at["bob.wall@1"]]
-    # a second look finds nothing new
+    # a second look finds nothing new, a test neither
+    hill.challenge("carol", "x", c, test_only=True)
     with hill.db.transaction() as session:
+        assert not archive.unread_programs(session)
         assert archive.sync_versions(session) == 0
     hill.close()
 

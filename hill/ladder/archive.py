@@ -1,9 +1,12 @@
 """The all-time ladder over the hill's archive, as stored in its database.
 
-Every program ever submitted (the programs table: on the hill, gone from it,
-or only tested) is in the ladder once per *version*: a distinct code
-submitted as `owner.name`, numbered in the order they came
-(`alice.rush@2`).  The tables (migration 0005):
+Every program ever submitted to the hill (the programs table: on the hill
+or gone from it; a `-test` is a trial, not a submission, as on the program
+page) is in the ladder once per distinct code of `owner.name`: its
+*versions*, numbered as the program page numbers them, every submission
+counted in the order they came (`alice.rush@2`).  A code submitted again
+under the same name is the version it was; under another name it is a
+program of its own that shares its jousts.  The tables (migration 0005):
 
 - `ladder_versions`: the pool, whose row order is the ladder's program
   index.  A version after the first names the one before it
@@ -36,6 +39,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     ForeignKey,
+    Select,
     String,
     UniqueConstraint,
     delete,
@@ -62,7 +66,7 @@ class LadderVersion(Base):
     program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))  # its first submission
     owner: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(48))
-    version: Mapped[int]  # 1, 2, ... in the order the codes of owner.name came
+    version: Mapped[int]  # its submission's number among owner.name's (the program page's)
     code_hash: Mapped[str] = mapped_column(String(64))
     # the version before it, against which it is seeded (None: the first)
     previous_id: Mapped[int | None] = mapped_column(ForeignKey("ladder_versions.id"))
@@ -127,10 +131,17 @@ def _state(session: Session) -> LadderState:
     return state
 
 
+def _submissions() -> Select[Any]:
+    """The programs submitted to the hill (tests are trials), in order."""
+    return select(Program.id, Program.owner, Program.name, Program.code_hash).where(
+        Program.status != ProgramStatus.TEST
+    )
+
+
 def unread_programs(session: Session) -> bool:
     """Whether programs were submitted since the last `sync_versions` (a cheap read)."""
     state = session.get(LadderState, 1)
-    newest = session.scalar(select(func.max(Program.id))) or 0
+    newest = session.scalar(select(func.max(_submissions().subquery().c.id))) or 0
     return newest > (state.programs_read if state else 0)
 
 
@@ -139,11 +150,7 @@ def sync_versions(session: Session) -> int:
     code already in the pool under the same name is no new version);
     returns how many were added."""
     state = _state(session)
-    query = (
-        select(Program.id, Program.owner, Program.name, Program.code_hash)
-        .where(Program.id > state.programs_read)
-        .order_by(Program.id)
-    )
+    query = _submissions().where(Program.id > state.programs_read).order_by(Program.id)
     arrivals = session.execute(query).all()
     if not arrivals:
         return 0
@@ -157,11 +164,14 @@ def sync_versions(session: Session) -> int:
         if (owner, name, code_hash) in known:
             continue
         previous = latest.get((owner, name))
+        earlier = _submissions().where(
+            Program.owner == owner, Program.name == name, Program.id <= program_id
+        )
         row = LadderVersion(
             program_id=program_id,
             owner=owner,
             name=name,
-            version=previous.version + 1 if previous else 1,
+            version=session.scalar(select(func.count()).select_from(earlier.subquery())),
             code_hash=code_hash,
             previous_id=previous.id if previous else None,
         )
