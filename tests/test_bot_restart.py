@@ -6,6 +6,7 @@ twice."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import itertools
@@ -50,6 +51,19 @@ def hill_busy(data: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+async def nick_free(watcher: IrcTestClient, nick: str) -> None:
+    """Until the server has let go of a killed bot's nick (it may notice the
+    dead connection a moment after the kill); a bot started sooner would
+    come back as nick_ and answer under that name."""
+    async with asyncio.timeout(30):
+        while True:
+            watcher.send(f"ISON {nick}")
+            online = await watcher.expect(lambda m: m.command == "303")
+            if nick.lower() not in online.text.lower().split():
+                return
+            await asyncio.sleep(0.2)
+
+
 async def joined(watcher: IrcTestClient, nick: str) -> None:
     """The bot is (back) in the channel, and so ready for commands."""
     await watcher.expect(lambda m: m.command == "JOIN" and m.nick == nick, timeout=30)
@@ -68,6 +82,7 @@ def test_queued_submissions_are_played_and_answered_after_a_kill(
         bob = await IrcTestClient("bob").connect(ngircd.port)
         carol = await IrcTestClient("carol").connect(ngircd.port)
         await carol.join(CHANNEL)
+        await nick_free(alice, bot.nick)
         bot.start()
         await joined(alice, bot.nick)
         with hill_busy(bot.data):
@@ -80,6 +95,7 @@ def test_queued_submissions_are_played_and_answered_after_a_kill(
         assert not any(m.nick == bot.nick and m.command != "JOIN" for m in alice.lines)
         assert not any(m.nick == bot.nick for m in bob.lines)
 
+        await nick_free(alice, bot.nick)
         bot.start()
         await joined(alice, bot.nick)
         to_alice = await alice.expect(
@@ -142,6 +158,7 @@ def test_an_answer_cut_off_by_a_kill_is_delivered_after_the_restart(
         assert bot.process.returncode == -signal.SIGKILL
         assert not any(m.nick == bot.nick and m.command == "PRIVMSG" for m in dave.lines)
 
+        await nick_free(dave, bot.nick)
         bot.start()
         text = await dave.reply(bot.nick, "dave.rush", timeout=30)
         assert text.startswith(f"your submission dave.rush {note}: New program dave.rush: ")
@@ -167,11 +184,13 @@ def test_a_request_that_kills_the_bot_every_time_is_given_up(
         erin = await IrcTestClient("erin").connect(ngircd.port)
         await erin.join(CHANNEL)
         for attempt in range(MAX_ATTEMPTS):
+            await nick_free(erin, bot.nick)
             bot.start(crash_at="jousted")
             if attempt == 0:  # later starts resume it at once, and die
                 await joined(erin, bot.nick)
                 erin.say(CHANNEL, f"!bfjoust rush {RUSH}")
             await wait_until(lambda: bot.process.poll() is not None, 30)  # type: ignore[union-attr]
+        await nick_free(erin, bot.nick)
         bot.start()
         text = await erin.reply(bot.nick, "erin.rush", timeout=30)
         assert text == (
