@@ -23,6 +23,7 @@ from hill.hill_commands import (
 from hill.ladder_commands import add_archive_commands
 from hill.tournaments import TournamentError
 from hill.tournaments.commands import add_tournament_commands
+from hill.tournaments.hill_commands import add_hill_tournament_commands
 
 
 def load_program(path: str) -> Program:
@@ -231,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_hill_commands(commands)
     add_ladder_commands(commands)
-    add_tournament_commands(commands)
+    add_hill_tournament_commands(add_tournament_commands(commands))
 
     bot = commands.add_parser("bot", help="run the IRC bot (and the web report)")
     add_shared_options(bot)

@@ -96,6 +96,13 @@ class LadderSettings:
 
 
 @dataclass(frozen=True)
+class ClusterSettings:
+    """[cluster]: where tournaments play their jousts (default: every local core)."""
+
+    scheduler: str = ""  # a Dask scheduler's address, tcp://HOST:PORT
+
+
+@dataclass(frozen=True)
 class Settings:
     """The whole configuration file, a section each."""
 
@@ -103,6 +110,7 @@ class Settings:
     irc: IrcSettings = field(default_factory=IrcSettings)
     web: WebSettings = field(default_factory=WebSettings)
     ladder: LadderSettings = field(default_factory=LadderSettings)
+    cluster: ClusterSettings = field(default_factory=ClusterSettings)
 
 
 # value checks beyond the type: (predicate, what it must be)
@@ -132,6 +140,10 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("web", "trace_queue"): (lambda v: 0 <= v <= 10_000, "from 0 to 10000"),
     ("web", "trace_cache_mb"): (lambda v: 1 <= v <= 4096, "from 1 to 4096"),
     ("ladder", "jousts_per_hour"): (lambda v: 1 <= v <= 10_000_000, "from 1 to 10000000"),
+    ("cluster", "scheduler"): (
+        lambda v: not v or re.fullmatch(r"(tcp|tls)://[\w.\-\[\]:]+:\d{1,5}", v),
+        "empty (local cores) or a Dask scheduler address, tcp://HOST:PORT",
+    ),
 }
 
 _SECTIONS = {
@@ -139,6 +151,7 @@ _SECTIONS = {
     "irc": IrcSettings,
     "web": WebSettings,
     "ladder": LadderSettings,
+    "cluster": ClusterSettings,
 }
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from hill.arena import Arena
+from hill.hill_commands import settings_of
 from hill.tournaments.criteria import CRITERIA, parse_criteria
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.pools import file_pool
@@ -24,43 +25,60 @@ from hill.tournaments.state_file import StateFile
 SWISS_ONLY = {"additional_rounds": 0, "allow_repeat": False, "criteria": CRITERIA}  # defaults
 
 
-def add_tournament_commands(commands: argparse._SubParsersAction) -> None:
+def add_tournament_commands(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
     tournament = commands.add_parser(
         "tournament", help="play tournaments (they never change the hill)"
     )
     actions = tournament.add_subparsers(dest="tournament_command", required=True, metavar="COMMAND")
     run = actions.add_parser("run", help="a tournament over program files")
     run.add_argument("files", nargs="*", metavar="FILE", help="the entrants (names as given)")
-    run.add_argument("--format", choices=FORMATS, required=True)
-    run.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    run.add_argument("--seed", type=int, help="Swiss round 1 (default: a random seed, printed)")
+    add_format_options(run)
+    add_execution_options(run)
     run.add_argument(
+        "--state",
+        metavar="FILE",
+        help="keep the tournament in this SQLite file; run again to resume after a crash",
+    )
+    run.add_argument("--config", default=argparse.SUPPRESS, help="the TOML configuration "
+                     "(its [cluster] scheduler)")  # fmt: skip
+    run.set_defaults(run=command_run)
+    return actions
+
+
+def add_format_options(parser: argparse.ArgumentParser) -> None:
+    """What decides a tournament: its format and the Swiss settings."""
+    parser.add_argument("--format", choices=FORMATS, required=True)
+    parser.add_argument("--seed", type=int, help="Swiss round 1 (default: a random seed, printed)")
+    parser.add_argument(
         "--additional-rounds",
         type=_count,
         default=0,
         metavar="K",
         help="Swiss: play ceil(log2 N) + K rounds (default 0)",
     )
-    run.add_argument(
+    parser.add_argument(
         "--allow-repeat",
         action="store_true",
         help="Swiss: in a deadlock, let a pair meet once more instead of ending",
     )
-    run.add_argument(
+    parser.add_argument(
         "--criteria",
         type=_criteria,
         default=CRITERIA,
         metavar="A,B,...",
         help=f"Swiss: the order of the criteria (default {','.join(CRITERIA)})",
     )
-    run.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="play on this Dask cluster")
-    run.add_argument("--jobs", type=_count, help="local threads (default: every core)")
-    run.add_argument(
-        "--state",
-        metavar="FILE",
-        help="keep the tournament in this SQLite file; run again to resume after a crash",
+
+
+def add_execution_options(parser: argparse.ArgumentParser) -> None:
+    """Where the jousts are played, and how the result is printed."""
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="play on this Dask cluster (default: [cluster] scheduler, else every local core)",
     )
-    run.set_defaults(run=command_run)
+    parser.add_argument("--jobs", type=_count, help="local threads (default: every core)")
 
 
 def _count(text: str) -> int:
@@ -77,12 +95,16 @@ def _criteria(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def command_run(args: argparse.Namespace) -> None:
-    programs = file_pool(args.files)
+def note_swiss_only_options(args: argparse.Namespace) -> None:
     if args.format != SWISS:
         for option, default in SWISS_ONLY.items():
             if getattr(args, option) != default:
                 print(f"note: --{option.replace('_', '-')} applies to swiss only", file=sys.stderr)
+
+
+def command_run(args: argparse.Namespace) -> None:
+    programs = file_pool(args.files)
+    note_swiss_only_options(args)
     store = MemoryStore() if args.state is None else StateFile(Path(args.state))
     seed = args.seed
     if seed is None and args.format == SWISS:
@@ -103,21 +125,24 @@ def command_run(args: argparse.Namespace) -> None:
         tournament = Tournament(plan, programs, store, jousts)
         tournament.run(progress)
     result = tournament.to_json()
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(text_result(result))
+    print_result(result, args.json)
+
+
+def print_result(result: dict, as_json: bool) -> None:
+    print(json.dumps(result) if as_json else text_result(result))
 
 
 @contextlib.contextmanager
 def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
-    """The arena on every local core, or on the Dask cluster of `--scheduler`."""
-    if args.scheduler is None:
+    """The arena on every local core, or on the Dask cluster of `--scheduler`
+    (or of the configuration's [cluster] scheduler)."""
+    scheduler = args.scheduler or settings_of(args).cluster.scheduler
+    if not scheduler:
         yield Arena(jobs=args.jobs)
         return
     from hill.tournaments.dask_executor import DaskExecutor  # Dask is loaded only for a cluster
 
-    with DaskExecutor(args.scheduler) as executor:
+    with DaskExecutor(scheduler) as executor:
         # (after distributed set its logging up) the client logs a lost scheduler
         # with a traceback; the error raised says it in one line
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
@@ -141,6 +166,8 @@ def progress_bar(plan: TournamentPlan) -> Iterator[Progress]:
 def text_result(result: dict) -> str:
     """The standings as a table, and how it ended."""
     rows = result["standings"]
+    if not rows:
+        return "no standings yet"
     columns = [key for key in rows[0] if key not in ("rank", "name")]
     width = max(len(row["name"]) for row in rows)
     lines = [f"{'#':>4}  {'name':{width}}  " + "  ".join(f"{c:>9}" for c in columns)]
@@ -148,7 +175,8 @@ def text_result(result: dict) -> str:
         cells = "  ".join(_cell(row[c]) for c in columns)
         lines.append(f"{row['rank']:>4}  {row['name']:{width}}  {cells}")
     rounds = len(result["rounds"])
-    lines.append(f"{result['format']}, {rounds} round{'s' * (rounds != 1)}: {result['ended']}")
+    ended = result["ended"] or "running"
+    lines.append(f"{result['format']}, {rounds} round{'s' * (rounds != 1)}: {ended}")
     if result.get("seed") is not None:
         lines[-1] += f" (seed {result['seed']})"
     return "\n".join(lines)

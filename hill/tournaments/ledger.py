@@ -13,10 +13,12 @@ same changes in one transaction each.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
+from hill.arena import Played
 from hill.tournaments.match import MatchResult, Round
 
 
@@ -161,9 +163,10 @@ class Ledger:
 
 
 class LedgerStore(Protocol):
-    """Where a ledger's changes are kept: each `write` all or nothing."""
+    """Where a ledger's changes are kept: each `write` all or nothing, with
+    the jousts played for them (a store that keeps jousts keeps those too)."""
 
-    def write(self, changes: list[Change]) -> None: ...
+    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None: ...
 
     def read(self) -> list[Change]: ...
 
@@ -174,7 +177,7 @@ class MemoryStore:
 
     changes: list[Change] = field(default_factory=list)
 
-    def write(self, changes: list[Change]) -> None:
+    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
         self.changes.extend(changes)
 
     def read(self) -> list[Change]:

@@ -13,6 +13,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hill import arena
 from hill.arena import Arena, Pair, Played
@@ -64,11 +65,16 @@ class TournamentPlan:
             "criteria": list(self.criteria),
         }
 
+    def planned_rounds(self) -> int:
+        if self.format == ROUND_ROBIN:
+            return 1
+        return planned_rounds(len(self.entrants), self.additional_rounds)
+
     def expected_matches(self) -> int:
         n = len(self.entrants)
         if self.format == ROUND_ROBIN:
             return n * (n - 1) // 2
-        return planned_rounds(n, self.additional_rounds) * (n // 2)
+        return self.planned_rounds() * (n // 2)
 
 
 class Tournament:
@@ -135,8 +141,9 @@ class Tournament:
                 margin = int(self.results.between(*pair).sum())
                 writes.add(self._commit(waiting.pop(pair), margin, progress))
             for pair, result in self.arena.play(list(waiting), self.code.__getitem__):
-                self.results.add([Played(pair, result)])
-                writes.add(self._commit(waiting.pop(pair), result.score, progress))
+                played = Played(pair, result)
+                self.results.add([played])
+                writes.add(self._commit(waiting.pop(pair), result.score, progress), played)
         if waiting:
             raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
 
@@ -157,24 +164,30 @@ class Tournament:
 
     def to_json(self) -> dict[str, object]:
         """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
-        rounds = self.ledger.played_rounds()
-        result: dict[str, object] = {
-            "format": self.plan.format,
-            "seed": self.plan.seed,
-            "entrants": list(self.plan.entrants),
-            "ended": self.ledger.ended,
-            "rounds": [round_.to_json() for round_ in rounds],
-        }
-        if self.plan.format == SWISS:
-            rows = swiss_standings(self.plan.entrants, rounds, self.plan.criteria)
-            result["standings"] = [row.to_json() for row in rows]
-            return result
-        matches = [match for round_ in rounds for match in round_.matches]
-        table = round_robin.standings(self.plan.entrants, matches)
-        wins = round_robin.total_wins(table)
-        result["standings"] = [row.to_json(wins) for row in table]
-        result["reality_show"] = round_robin.reality_show(self.plan.entrants, matches)
+        return result_json(self.plan, self.ledger)
+
+
+def result_json(plan: TournamentPlan, ledger: Ledger) -> dict[str, Any]:
+    """The result so far (its committed rounds) in the tool contract of
+    TOURNAMENTS.md (field names exactly)."""
+    rounds = ledger.played_rounds()
+    result: dict[str, Any] = {
+        "format": plan.format,
+        "seed": plan.seed,
+        "entrants": list(plan.entrants),
+        "ended": ledger.ended,
+        "rounds": [round_.to_json() for round_ in rounds],
+    }
+    if plan.format == SWISS:
+        rows = swiss_standings(plan.entrants, rounds, plan.criteria)
+        result["standings"] = [row.to_json() for row in rows]
         return result
+    matches = [match for round_ in rounds for match in round_.matches]
+    table = round_robin.standings(plan.entrants, matches)
+    wins = round_robin.total_wins(table)
+    result["standings"] = [row.to_json(wins) for row in table]
+    result["reality_show"] = round_robin.reality_show(plan.entrants, matches)
+    return result
 
 
 class WriteBehind:
@@ -186,17 +199,20 @@ class WriteBehind:
     def __init__(self, store: LedgerStore) -> None:
         self.store = store
         self.pending: list[Change] = []
+        self.played: list[Played] = []
         self.written = time.monotonic()
 
-    def add(self, changes: list[Change]) -> None:
+    def add(self, changes: list[Change], played: Played | None = None) -> None:
         self.pending += changes
+        if played is not None:
+            self.played.append(played)
         if time.monotonic() - self.written >= WRITE_INTERVAL:
             self.flush()
 
     def flush(self) -> None:
         if self.pending:
-            self.store.write(self.pending)
-        self.pending = []
+            self.store.write(self.pending, self.played)
+        self.pending, self.played = [], []
         self.written = time.monotonic()
 
     def __enter__(self) -> WriteBehind:

@@ -6,13 +6,14 @@ result. Each ledger write is one transaction, so a SIGKILL at any moment
 leaves the file as it was after some write; running the same command again
 picks up from there (checked-out matches go back to the queue).
 
-SECOND HALF: the hill's own tournaments will keep the same rows in the hill
-database (SQLAlchemy models and an Alembic migration in `hill/storage.py`).
+The hill's own tournaments keep the same rows in the hill's database
+(hill/tournaments/records.py).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_en
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DatabaseError
 
+from hill.arena import Played
 from hill.tournaments import TournamentError
 from hill.tournaments.ledger import (
     Change,
@@ -95,7 +97,8 @@ class StateFile:
                 "give the same files and options, or a new --state file"
             )
 
-    def write(self, changes: list[Change]) -> None:
+    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
+        """The changes in one transaction (jousts are not kept here)."""
         with self.engine.begin() as connection:
             for change in changes:
                 connection.execute(_upsert(change))

@@ -1,0 +1,106 @@
+"""The hill's tournaments' writer: it creates a tournament over one of the
+hill's pools (hill.tournaments.hill_pools) and plays it (hill.tournaments.
+runner) through an arena, storing its ledger and the jousts it plays in
+the hill's database under the hill's lock (hill.tournaments.records), as
+the hill service and the ladder do.
+
+Every joust the hill has stored is known before the first is played, so a
+tournament over the hill plays none; those it plays are stored for the hill
+and the ladder.  Killed at any moment, a tournament loses at most the last
+fraction of a second of results (hill.tournaments.runner.WriteBehind), and
+`run` of the same id finishes it with exactly the result it would have had.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from hill import arena
+from hill.arena import Arena
+from hill.queries import code_by_hash
+from hill.service import Hill
+from hill.tournaments import TournamentError
+from hill.tournaments.criteria import CRITERIA
+from hill.tournaments.hill_pools import hill_pool
+from hill.tournaments.records import (
+    HillLedgerStore,
+    TournamentRow,
+    TournamentView,
+    add_tournament,
+    entrants_of,
+    plan_of,
+    tournament,
+    unfinished,
+)
+from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+
+
+class HillTournaments:
+    """Create and play the hill's tournaments."""
+
+    def __init__(self, hill: Hill) -> None:
+        self.hill = hill
+
+    def create(
+        self,
+        format: str,
+        pool: str,
+        *,
+        all_versions: bool = False,
+        seed: int | None = None,
+        additional_rounds: int = 0,
+        allow_repeat: bool = False,
+        criteria: tuple[str, ...] = CRITERIA,
+        started_by: str = "",
+    ) -> int:
+        """Store a new tournament over `pool` (not played yet); its id."""
+        if format not in FORMATS:
+            raise TournamentError(f"unknown format {format[:20]!r}: swiss or round-robin")
+        with self.hill.db.session() as session:
+            chosen = hill_pool(session, pool, all_versions=all_versions)
+        if seed is None and format == SWISS:
+            seed = secrets.randbelow(2**31)  # stored: a resumed run draws the same round 1
+        plan = TournamentPlan(
+            format=format,
+            entrants=tuple(chosen.programs),
+            seed=seed,
+            additional_rounds=additional_rounds,
+            allow_repeat=allow_repeat,
+            criteria=criteria,
+        )
+        hashes = [arena.code_hash(code) for code in chosen.programs.values()]
+        with self.hill.lock.held(), self.hill.db.transaction() as session:
+            return add_tournament(session, plan, chosen.label, hashes, started_by)
+
+    def run(
+        self,
+        tournament_id: int,
+        progress: Progress | None = None,
+        jousts: Arena | None = None,
+    ) -> TournamentView:
+        """Play tournament `tournament_id` from wherever it stands to its end
+        (on `jousts`, default the hill's arena); its final view."""
+        self.prepare(tournament_id, jousts).run(progress)
+        view = tournament(self.hill.db, tournament_id)
+        assert view is not None
+        return view
+
+    def prepare(self, tournament_id: int, jousts: Arena | None = None) -> Tournament:
+        """The stored tournament, ready to play on: its checked-out matches
+        are queued again and every stored joust among its entrants is known."""
+        with self.hill.db.session() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                raise TournamentError(f"there is no tournament {tournament_id}")
+            entrants = entrants_of(session, tournament_id)
+            plan = plan_of(row, entrants)
+            codes = {e.code_hash: code_by_hash(session, e.code_hash) for e in entrants}
+            programs = {e.name: codes[e.code_hash] for e in entrants}
+            known = arena.load(session, codes)
+        store = HillLedgerStore(self.hill.db, self.hill.lock.held, tournament_id)
+        return Tournament(plan, programs, store, jousts or self.hill.arena, known)
+
+    def unfinished(self) -> list[int]:
+        """The tournaments to play on (after a restart), oldest first."""
+        with self.hill.db.session() as session:
+            return unfinished(session)

@@ -1,0 +1,103 @@
+"""The hill's pools: which programs a hill tournament plays.
+
+- `hill`: the hill now, in rank order;
+- `hill@N`: the hill as it stood at event N (the number of `/?event=N`;
+  a test event shows the hill in force then);
+- `archive`: every `owner.name` ever submitted (a `-test` is a trial, not a
+  submission), in its latest version; with every version, each distinct
+  code of `owner.name` is an entrant `owner.name@V`, V the number of its
+  first submission as the program page numbers them.
+
+Entrants are named by their full names, as players know them; their codes
+are in the programs table, so every joust the hill has stored is reused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from hill import names
+from hill.storage import HILL_CHANGES, Event, Program, ProgramStatus
+from hill.tournaments import TournamentError
+
+POOL_PATTERN = re.compile(r"(?P<kind>hill|archive)(?:@(?P<event>\d{1,9}))?")
+POOLS_HELP = "hill, hill@EVENT (the hill at an event) or archive"
+
+
+@dataclass(frozen=True)
+class Pool:
+    label: str  # as stored with the tournament: "hill", "hill@12", "archive --all-versions"
+    programs: dict[str, bytes]  # entrant name -> code, in the pool's order
+
+
+def hill_pool(session: Session, spec: str, *, all_versions: bool = False) -> Pool:
+    """The pool that `spec` names; TournamentError if there is none or it
+    has fewer than two programs."""
+    match = POOL_PATTERN.fullmatch(spec.strip().lower())
+    if match is None or (match["kind"] == "archive" and match["event"]):
+        raise TournamentError(f"unknown pool {spec[:40]!r}: the pools are {POOLS_HELP}")
+    if all_versions and match["kind"] != "archive":
+        raise TournamentError("every version (--all-versions) is a choice of the archive pool")
+    if match["kind"] == "archive":
+        label = "archive --all-versions" if all_versions else "archive"
+        pool = Pool(label, _archive(session, all_versions))
+    else:
+        event = None if match["event"] is None else int(match["event"])
+        pool = Pool(match[0], _hill_at(session, event))
+    if len(pool.programs) < 2:
+        raise TournamentError(
+            f"the pool {pool.label} has {len(pool.programs)} program"
+            f"{'s' * (len(pool.programs) != 1)}: a tournament needs two or more"
+        )
+    return pool
+
+
+def _hill_at(session: Session, event_id: int | None) -> dict[str, bytes]:
+    """The programs of the hill after the last change up to `event_id`
+    (None: now), in rank order."""
+    query = select(Event).where(Event.kind.in_(HILL_CHANGES))
+    if event_id is not None:
+        if session.get(Event, event_id) is None:
+            raise TournamentError(f"there is no event {event_id}: see the history page")
+        query = query.where(Event.id <= event_id)
+    event = session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
+    if event is None:
+        return {}
+    ids = [entry["id"] for entry in event.standings["entries"]]
+    rows = {row.id: row for row in session.scalars(select(Program).where(Program.id.in_(ids)))}
+    return {rows[i].full_name: rows[i].code for i in ids}
+
+
+def _archive(session: Session, all_versions: bool) -> dict[str, bytes]:
+    query = (
+        select(Program.owner, Program.name, Program.code_hash, Program.code)
+        .where(Program.status != ProgramStatus.TEST)
+        .order_by(Program.id)
+    )
+    return archive_entrants(session.execute(query), all_versions)
+
+
+def archive_entrants(
+    submissions: Iterable[tuple[str, str, str, bytes]], all_versions: bool
+) -> dict[str, bytes]:
+    """From every submission (owner, name, code hash, code), oldest first:
+    each owner.name's latest code, or each of its distinct codes as
+    `owner.name@V` (V its first submission's number among owner.name's)."""
+    latest: dict[str, bytes] = {}
+    versions: dict[str, bytes] = {}
+    counts: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    for owner, name, code_hash, code in submissions:
+        full = names.full_name(owner, name)
+        counts[full] = counts.get(full, 0) + 1
+        latest.pop(full, None)  # a new submission moves the name to its latest place
+        latest[full] = code
+        if (full, code_hash) not in seen:
+            seen.add((full, code_hash))
+            versions[f"{full}@{counts[full]}"] = code
+    return versions if all_versions else latest

@@ -1,0 +1,292 @@
+"""The hill's tournaments, as stored in its database (migration 0006).
+
+A tournament over one of the hill's pools (hill.tournaments.hill_pools)
+keeps its plan, its entrants (by name, with their programs by content) and
+the ledger of its rounds and matches in four tables, so that the bot picks
+it up again on its restart and the web shows it while it runs:
+
+- `tournaments`: the plan (format, pool, seed, settings), who started it,
+  when, and how it ended;
+- `tournament_entrants`: the entrants in seat order with their code hashes
+  (every code is in the programs table);
+- `tournament_rounds`, `tournament_matches`: the ledger's changes
+  (hill.tournaments.ledger), one row a round and one a match.
+
+Its jousts are the hill's own (storage.Joust, kept by content): a
+tournament reuses every joust stored and stores each one it plays.
+
+`HillLedgerStore` is the ledger store of one tournament, written by the
+tournament's writer (hill.tournament_service) under the hill's lock; the
+read functions at the bottom give plain data to the web, the CLI and the bot.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ForeignKey, String, Text, func, select
+from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.orm import Mapped, Session, mapped_column
+
+from hill import arena
+from hill.arena import Played
+from hill.storage import Base, Database, utcnow
+from hill.tournaments.criteria import parse_criteria
+from hill.tournaments.ledger import (
+    Change,
+    Ledger,
+    MatchStatus,
+    RoundOpened,
+    ScheduledMatch,
+    TournamentEnded,
+)
+from hill.tournaments.runner import TournamentPlan, result_json
+
+
+class TournamentRow(Base):
+    """A tournament of the hill: its plan and how it ended."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    format: Mapped[str] = mapped_column(String(16))
+    pool: Mapped[str] = mapped_column(String(64))  # e.g. "hill", "hill@12", "archive"
+    seed: Mapped[int | None]
+    additional_rounds: Mapped[int]
+    allow_repeat: Mapped[bool]
+    criteria: Mapped[str] = mapped_column(String(128))  # comma-separated, in order
+    started_by: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[dt.datetime | None]
+    ended: Mapped[str | None] = mapped_column(Text)  # "complete" or why it ended early
+
+
+class EntrantRow(Base):
+    __tablename__ = "tournament_entrants"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)  # the plan's order
+    name: Mapped[str] = mapped_column(String(128))
+    code_hash: Mapped[str] = mapped_column(String(64))
+
+
+class RoundRow(Base):
+    __tablename__ = "tournament_rounds"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(primary_key=True)
+    bye: Mapped[str | None] = mapped_column(String(128))
+
+
+class MatchRow(Base):
+    __tablename__ = "tournament_matches"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
+    round: Mapped[int] = mapped_column(primary_key=True)
+    board: Mapped[int] = mapped_column(primary_key=True)
+    a: Mapped[str] = mapped_column(String(128))
+    b: Mapped[str] = mapped_column(String(128))
+    status: Mapped[str] = mapped_column(String(16))
+    margin: Mapped[int | None]
+
+
+def add_tournament(
+    session: Session, plan: TournamentPlan, pool: str, hashes: Sequence[str], started_by: str
+) -> int:
+    """Store a new tournament with its entrants (seat order = the plan's); its id."""
+    row = TournamentRow(
+        format=plan.format,
+        pool=pool,
+        seed=plan.seed,
+        additional_rounds=plan.additional_rounds,
+        allow_repeat=plan.allow_repeat,
+        criteria=",".join(plan.criteria),
+        started_by=started_by,
+    )
+    session.add(row)
+    session.flush()
+    session.add_all(
+        EntrantRow(tournament_id=row.id, seat=seat, name=name, code_hash=code_hash)
+        for seat, (name, code_hash) in enumerate(zip(plan.entrants, hashes, strict=True))
+    )
+    return row.id
+
+
+def plan_of(row: TournamentRow, entrants: Sequence[EntrantRow]) -> TournamentPlan:
+    return TournamentPlan(
+        format=row.format,
+        entrants=tuple(e.name for e in entrants),
+        seed=row.seed,
+        additional_rounds=row.additional_rounds,
+        allow_repeat=row.allow_repeat,
+        criteria=parse_criteria(row.criteria),
+    )
+
+
+def entrants_of(session: Session, tournament_id: int) -> list[EntrantRow]:
+    query = select(EntrantRow).where(EntrantRow.tournament_id == tournament_id)
+    return list(session.scalars(query.order_by(EntrantRow.seat)))
+
+
+def unfinished(session: Session) -> list[int]:
+    """The tournaments not over yet, oldest first."""
+    query = select(TournamentRow.id).where(TournamentRow.ended.is_(None))
+    return list(session.scalars(query.order_by(TournamentRow.id)))
+
+
+class HillLedgerStore:
+    """The ledger store of tournament `tournament_id` in the hill's database:
+    each write is one transaction, taken under `lock` (the hill's), with the
+    jousts played for it, so a kill at any moment loses nothing committed."""
+
+    def __init__(
+        self,
+        db: Database,
+        lock: Callable[[], AbstractContextManager[None]],
+        tournament_id: int,
+    ) -> None:
+        self.db = db
+        self.lock = lock
+        self.id = tournament_id
+
+    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
+        with self.lock(), self.db.transaction() as session:
+            arena.store(session, played)
+            for change in changes:
+                session.execute(self._upsert(change))
+
+    def read(self) -> list[Change]:
+        with self.db.session() as session:
+            return list(_changes(session, self.id))
+
+    def _upsert(self, change: Change) -> Any:
+        if isinstance(change, RoundOpened):
+            values = {"tournament_id": self.id, "number": change.number, "bye": change.bye}
+            return insert(RoundRow).values(**values)
+        if isinstance(change, TournamentEnded):
+            return (
+                TournamentRow.__table__.update()
+                .where(TournamentRow.id == self.id)
+                .values(ended=change.reason, finished_at=utcnow())
+            )
+        statement = insert(MatchRow).values(
+            tournament_id=self.id,
+            round=change.round,
+            board=change.board,
+            a=change.a,
+            b=change.b,
+            status=change.status.value,
+            margin=change.margin,
+        )
+        return statement.on_conflict_do_update(
+            index_elements=["tournament_id", "round", "board"],
+            set_={"status": statement.excluded.status, "margin": statement.excluded.margin},
+        )
+
+
+def _changes(session: Session, tournament_id: int) -> Iterator[Change]:
+    """The ledger's changes as stored: rounds, their matches, the end."""
+    rounds = select(RoundRow).where(RoundRow.tournament_id == tournament_id)
+    for row in session.scalars(rounds.order_by(RoundRow.number)):
+        yield RoundOpened(row.number, row.bye)
+    matches = select(MatchRow).where(MatchRow.tournament_id == tournament_id)
+    for m in session.scalars(matches.order_by(MatchRow.round, MatchRow.board)):
+        yield ScheduledMatch(m.round, m.board, m.a, m.b, MatchStatus(m.status), m.margin)
+    ended = session.scalar(select(TournamentRow.ended).where(TournamentRow.id == tournament_id))
+    if ended is not None:
+        yield TournamentEnded(ended)
+
+
+# Reading: plain data for the web, the CLI and the bot.
+
+
+@dataclass(frozen=True)
+class TournamentSummary:
+    """A tournament at a glance."""
+
+    id: int
+    format: str  # "swiss" | "round-robin"
+    pool: str
+    started_by: str
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+    entrants: int
+    rounds_played: int  # rounds opened so far
+    rounds_planned: int  # Swiss: ceil(log2 N) + K; round robin: 1
+    matches_committed: int
+    matches_expected: int
+    leader: str | None  # first of the standings so far (None before any result)
+    ended: str | None  # None while it runs; "complete" or why it ended early
+
+    @property
+    def running(self) -> bool:
+        return self.ended is None
+
+    def to_json(self) -> dict[str, object]:
+        data = dict(self.__dict__)
+        data["created_at"] = self.created_at.isoformat()
+        data["finished_at"] = self.finished_at and self.finished_at.isoformat()
+        return data
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """A tournament in full: its summary and its result so far in the tool
+    contract of TOURNAMENTS.md, with each entrant's code hash."""
+
+    summary: TournamentSummary
+    result: dict[str, Any]
+    programs: dict[str, str]  # entrant name -> code hash
+
+
+def tournaments(db: Database) -> list[TournamentSummary]:
+    """Every tournament of the hill, newest first."""
+    with db.session() as session:
+        ids = session.scalars(select(TournamentRow.id).order_by(TournamentRow.id.desc()))
+        return [_view(session, i).summary for i in list(ids)]
+
+
+def tournament(db: Database, tournament_id: int) -> TournamentView | None:
+    with db.session() as session:
+        if session.get(TournamentRow, tournament_id) is None:
+            return None
+        return _view(session, tournament_id)
+
+
+def latest(db: Database) -> TournamentView | None:
+    """The running tournament (the oldest, if several), else the last one."""
+    with db.session() as session:
+        running = unfinished(session)
+        newest = session.scalar(select(func.max(TournamentRow.id)))
+        chosen = running[0] if running else newest
+        return None if chosen is None else _view(session, chosen)
+
+
+def _view(session: Session, tournament_id: int) -> TournamentView:
+    row = session.get(TournamentRow, tournament_id)
+    assert row is not None
+    entrants = entrants_of(session, tournament_id)
+    plan = plan_of(row, entrants)
+    ledger = Ledger.replay(list(_changes(session, tournament_id)))
+    result = result_json(plan, ledger)
+    standings = result["standings"]
+    summary = TournamentSummary(
+        id=row.id,
+        format=row.format,
+        pool=row.pool,
+        started_by=row.started_by,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        entrants=len(entrants),
+        rounds_played=ledger.current_round,
+        rounds_planned=plan.planned_rounds(),
+        matches_committed=ledger.committed,
+        matches_expected=plan.expected_matches(),
+        leader=standings[0]["name"] if standings and ledger.committed else None,
+        ended=row.ended,
+    )
+    return TournamentView(summary, result, {e.name: e.code_hash for e in entrants})
