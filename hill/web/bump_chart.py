@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-STEP_X = 28  # px between two stages
+STEP_X = 36  # px between two stages
 STEP_Y = 20  # px between two ranks
-NAMES_WIDTH = 170  # room for the names, left of stage 1
+NAMES_WIDTH = 190  # room for the names, left of stage 1
 TOP = 24  # room for the stage numbers
 RIGHT = 16
 BOTTOM = 10

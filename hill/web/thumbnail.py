@@ -4,8 +4,8 @@ viewer's overview samples them), a PNG of WIDTH x HEIGHT pixels.
 
 A cell is white at 0 and darker as its value is farther from zero (signed:
 128 is the farthest), so a program's decoys and a flag being cleared show;
-the left program's pointer is blue and the right one's orange, as in the
-viewer, where they are on the tape.
+the left program's pointer is a blue line at its cell's left edge, the right
+one's an orange line at its right edge, as in the viewer (when on the tape).
 """
 
 from __future__ import annotations
@@ -44,11 +44,17 @@ def thumbnail_pixels(battle: engine.Trace, width: int = WIDTH, height: int = HEI
     columns = cell_columns(battle.tape_length, width)
     gray = shades(battle.tapes[states][:, columns])
     picture = np.repeat(gray[:, :, None], 3, axis=2)
-    for pointers, rgb in ((battle.left_pointer, LEFT), (battle.right_pointer, RIGHT)):
-        at = pointers[states].astype(np.int64)
-        for y, cell in enumerate(at):
+    edges = {  # each cell's first and last column
+        "left": np.searchsorted(columns, np.arange(battle.tape_length), side="left"),
+        "right": np.searchsorted(columns, np.arange(battle.tape_length), side="right") - 1,
+    }
+    for side, pointers, rgb in (
+        ("left", battle.left_pointer, LEFT),
+        ("right", battle.right_pointer, RIGHT),
+    ):
+        for y, cell in enumerate(pointers[states].astype(np.int64)):
             if 0 <= cell < battle.tape_length:
-                picture[y, columns == cell] = rgb
+                picture[y, edges[side][cell]] = rgb
     return picture
 
 
