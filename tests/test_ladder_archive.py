@@ -22,6 +22,8 @@ from alembic.migration import MigrationContext
 from ladderhill import archive_hill, reference
 from scipy.special import logit
 
+import hill.requests
+import hill.tournaments.records  # noqa: F401
 from bot.ladder import rest_after, top_text, version_text
 from hill import arena, engine
 from hill.config import HillSettings

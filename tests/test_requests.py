@@ -15,7 +15,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
-import hill.ladder.archive  # noqa: F401  (the ladder's tables are in the database too)
+import hill.ladder.archive
+import hill.tournaments.records  # noqa: F401  (and the tournaments')
 from bot.runner import MAX_ATTEMPTS, Runner, answer_text
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.requests import QueueFull, Request, RequestBook

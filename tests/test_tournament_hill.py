@@ -1,0 +1,197 @@
+"""The hill's own tournaments: stored in its database (migration 0006), over
+its pools (the hill now, the hill at an event, the archive), reusing every
+stored joust, resumed after a SIGKILL with exactly the uninterrupted result."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from ladderhill import archive_hill, reference
+from sqlalchemy import func, select
+
+import hill.ladder.archive
+import hill.requests  # noqa: F401  (and the request book's)
+from hill.arena import Arena
+from hill.config import HillSettings
+from hill.service import Hill
+from hill.storage import Base, Joust, schema_revision
+from hill.tournament_service import HillTournaments
+from hill.tournaments import TournamentError
+from hill.tournaments.hill_pools import archive_entrants, hill_pool
+from hill.tournaments.ledger import MemoryStore
+from hill.tournaments.records import tournament, tournaments
+from hill.tournaments.runner import Tournament, TournamentPlan
+
+
+def stored_jousts(hill: Hill) -> int:
+    with hill.db.session() as session:
+        return session.scalar(select(func.count()).select_from(Joust))
+
+
+def test_the_models_match_the_migrations(tmp_path: Path) -> None:
+    hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
+    with hill.db.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    hill.db.downgrade("0005")  # the tournaments' tables go, and come back
+    assert hill.db.revision() == "0005"
+    hill.db.upgrade()
+    assert hill.db.revision() == schema_revision()
+    hill.close()
+
+
+def test_a_round_robin_of_the_hill_plays_no_joust_and_matches_a_standalone_run(
+    tmp_path: Path,
+) -> None:
+    hill = archive_hill(tmp_path, count=8, size=8)
+    before = stored_jousts(hill)
+    service = HillTournaments(hill)
+    tournament_id = service.create("round-robin", "hill", started_by="alice")
+    view = service.run(tournament_id, jousts=Arena(jobs=1))
+    assert stored_jousts(hill) == before  # every joust was known
+    programs = dict(reference(8))
+    names = view.result["entrants"]
+    assert sorted(names) == sorted(f"ref.{n}" for n in programs)
+    # the same programs played from scratch, outside the hill
+    plan = TournamentPlan("round-robin", tuple(names))
+    code = {name: programs[name.removeprefix("ref.")] for name in names}
+    alone = Tournament(plan, code, MemoryStore(), Arena(jobs=1))
+    alone.run()
+    assert view.result == alone.to_json()
+    summary = view.summary
+    assert (summary.ended, summary.pool, summary.started_by, summary.entrants) == (
+        "complete", "hill", "alice", 8)  # fmt: skip
+    assert (summary.matches_committed, summary.matches_expected) == (28, 28)
+    assert summary.leader == view.result["standings"][0]["name"]
+    assert [t.id for t in tournaments(hill.db)] == [tournament_id]
+    hill.close()
+
+
+def test_the_archive_pool_plays_and_stores_the_jousts_never_played(tmp_path: Path) -> None:
+    hill = archive_hill(tmp_path, count=12, size=4)  # 8 programs left: many pairs never met
+    before = stored_jousts(hill)
+    service = HillTournaments(hill)
+    tournament_id = service.create("round-robin", "archive")
+    view = service.run(tournament_id, jousts=Arena(jobs=1))
+    assert len(view.result["entrants"]) == 12
+    assert stored_jousts(hill) == 12 * 11 // 2 > before  # all stored, once
+    again = service.run(service.create("round-robin", "archive"), jousts=Arena(jobs=1))
+    assert again.result == view.result
+    hill.close()
+
+
+def test_the_hill_at_an_event_is_the_hill_as_it_stood(tmp_path: Path) -> None:
+    hill = Hill(HillSettings(data_dir=tmp_path, size=10), jobs=1)
+    programs = reference(4)
+    for name, code in programs[:3]:
+        hill.challenge("ref", name, code)
+    hill.challenge("bob", "trial", programs[3][1], test_only=True)  # a test event changes nothing
+    hill.challenge("ref", *programs[3])
+    with hill.db.session() as session:
+        assert list(hill_pool(session, "hill@2").programs) != []
+        at_two = hill_pool(session, "hill@2").programs
+        at_test = hill_pool(session, "hill@4").programs
+        now = hill_pool(session, "HILL").programs
+    assert set(at_two) == {f"ref.{n}" for n, _ in programs[:2]}
+    assert set(at_test) == {f"ref.{n}" for n, _ in programs[:3]}
+    assert set(now) == {f"ref.{n}" for n, _ in programs}
+    hill.close()
+
+
+@pytest.mark.parametrize(
+    ("spec", "all_versions", "message"),
+    [
+        ("hil", False, "unknown pool 'hil': the pools are hill, hill@EVENT"),
+        ("archive@3", False, "unknown pool"),
+        ("hill@77", False, "there is no event 77"),
+        ("hill", True, "every version (--all-versions) is a choice of the archive pool"),
+        ("hill@1", False, "the pool hill@1 has 1 program: a tournament needs two or more"),
+    ],
+)
+def test_bad_pools_are_refused_clearly(
+    tmp_path: Path, spec: str, all_versions: bool, message: str
+) -> None:
+    hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
+    for name, code in reference(2):
+        hill.challenge("ref", name, code)
+    with pytest.raises(TournamentError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        HillTournaments(hill).create("swiss", spec, all_versions=all_versions)
+    assert tournaments(hill.db) == []  # nothing stored
+    hill.close()
+
+
+def test_an_empty_hill_is_no_pool(tmp_path: Path) -> None:
+    hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
+    with pytest.raises(TournamentError, match="the pool hill has 0 programs"):
+        HillTournaments(hill).create("round-robin", "hill")
+    hill.close()
+
+
+def test_archive_entrants_latest_or_every_version() -> None:
+    """alice.x submitted as A, B, A again, C; bob.y once: the latest codes
+    are C and bob's; the versions are A@1, B@2, C@4 (A again is version 1)."""
+    rows = [("alice", "x", "ha", b"A"), ("bob", "y", "hy", b"Y"), ("alice", "x", "hb", b"B"),
+            ("alice", "x", "ha", b"A"), ("alice", "x", "hc", b"C")]  # fmt: skip
+    assert archive_entrants(rows, all_versions=False) == {"bob.y": b"Y", "alice.x": b"C"}
+    assert archive_entrants(rows, all_versions=True) == {
+        "alice.x@1": b"A", "bob.y@1": b"Y", "alice.x@2": b"B", "alice.x@4": b"C"}  # fmt: skip
+
+
+def bfjoust(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "hill", "tournament", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def count_matches(database: Path, status: str) -> int:
+    with closing(sqlite3.connect(database, timeout=30)) as connection:
+        query = "SELECT count(*) FROM tournament_matches WHERE status = ?"
+        return connection.execute(query, (status,)).fetchone()[0]
+
+
+def test_a_killed_tournament_resumes_with_the_uninterrupted_result(tmp_path: Path) -> None:
+    """Kill `create` twice mid-round (results committed, matches checked
+    out); `resume` ends exactly as an uninterrupted run in a copy of the
+    same hill, and the jousts it stored are kept."""
+    archive_hill(tmp_path / "a", count=40, size=8).close()
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    options = ["--format", "swiss", "--seed", "11", "--additional-rounds", "20", "--jobs", "1",
+               "--json"]  # fmt: skip
+    whole = bfjoust("create", "archive", *options, "--data", str(tmp_path / "b"))
+    out, err = whole.communicate(timeout=600)
+    assert whole.returncode == 0, err
+    expected = json.loads(out)
+    database = tmp_path / "a" / "hill.sqlite3"
+    process = bfjoust("create", "archive", *options, "--data", str(tmp_path / "a"))
+    for kill_at in (60, 200):
+        deadline = time.monotonic() + 300
+        while not (count_matches(database, "committed") >= kill_at
+                   and count_matches(database, "checked_out")):  # fmt: skip
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        process.kill()
+        assert process.wait() == -signal.SIGKILL
+        process = bfjoust("resume", "1", "--jobs", "1", "--json", "--data", str(tmp_path / "a"))
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err
+    resumed = json.loads(out)
+    for key in ("created_at", "finished_at"):
+        resumed["tournament"].pop(key), expected["tournament"].pop(key)
+    assert resumed == expected
+    assert expected["tournament"]["matches_committed"] == 26 * 20
+    hill = Hill(HillSettings(data_dir=tmp_path / "a"), jobs=1)
+    view = tournament(hill.db, 1)
+    assert view is not None and view.summary.ended == "complete"
+    hill.close()
