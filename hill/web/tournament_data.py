@@ -57,7 +57,7 @@ def summary(s: Any) -> dict[str, Any]:
         "id": s.id,
         "format": s.format,
         "pool": s.pool,
-        "started_by": getattr(s, "started_by", None),
+        "started_by": s.started_by,
         "created_at": iso(s.created_at),
         "finished_at": iso(s.finished_at),
         "entrants": s.entrants,
