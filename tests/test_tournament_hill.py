@@ -195,3 +195,39 @@ def test_a_killed_tournament_resumes_with_the_uninterrupted_result(tmp_path: Pat
     view = tournament(hill.db, 1)
     assert view is not None and view.summary.ended == "complete"
     hill.close()
+
+
+def test_list_and_show_and_their_errors(tmp_path: Path) -> None:
+    data = ["--data", str(tmp_path)]
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "hill", "tournament", *args, *data],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    empty = command("list")
+    assert empty.stdout.startswith("no tournaments yet: `bfjoust tournament create POOL")
+    assert json.loads(command("list", "--json").stdout) == {"tournaments": []}
+    assert command("show", "4").stderr == "there is no tournament 4: `bfjoust tournament list`\n"
+    assert command("resume", "4").stderr == "there is no tournament 4\n"
+    refused = command("create", "hill", "--format", "swiss")
+    assert (refused.returncode, refused.stderr) == (
+        1, "the pool hill has 0 programs: a tournament needs two or more\n")  # fmt: skip
+    hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
+    for name, code in reference(5):
+        hill.challenge("ref", name, code)
+    hill.close()
+    created = command("create", "hill", "--format", "round-robin", "--by", "zoe")
+    assert created.returncode == 0, created.stderr
+    assert "tournament 1: if it is stopped, `bfjoust tournament resume 1` plays it on" in (
+        created.stderr
+    )
+    shown = command("show", "1")
+    assert shown.stdout == created.stdout
+    first = shown.stdout.splitlines()[0]
+    assert first.startswith("#1 round-robin over hill (5 entrants), ")
+    assert first.endswith("by zoe: complete, winner " + shown.stdout.splitlines()[2].split()[1])
+    listed = json.loads(command("list", "--json").stdout)["tournaments"]
+    assert [(t["id"], t["ended"], t["matches_committed"]) for t in listed] == [(1, "complete", 10)]
+    again = command("resume", "1", "--json")
+    assert again.stderr == "tournament 1 is over already: complete\n"
+    assert json.loads(again.stdout) == json.loads(command("show", "1", "--json").stdout)
