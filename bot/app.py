@@ -17,6 +17,7 @@ from bot.identity import Sender
 from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
 from bot.ladder import LadderWorker
 from bot.runner import Runner
+from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.logs import configure_logging
 from hill.requests import Request
@@ -32,12 +33,18 @@ class HillBot:
         self.settings = settings
         self.client = IrcClient(settings.irc, self._on_message)
         self.runner = Runner(hill, settings, self._answer, self._refund)
-        self.commands = Commands(settings, hill, self.runner, self.client.reply)
-        # the all-time ladder, while no request is open in the runner's book
+        # tournaments and the all-time ladder, while no request is open in the runner's book
+        self.tournaments = TournamentHost(hill, settings, self.runner.book, self._announce)
+        self.commands = Commands(settings, hill, self.runner, self.client.reply, self.tournaments)
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
+
+    def _announce(self, text: str) -> None:
+        """News for everyone (a tournament's progress and winner): every channel."""
+        for channel in self.settings.irc.channels:
+            self.client.say(channel, text)
 
     def _refund(self, owner: str) -> None:
         self.commands.refund(owner)
@@ -65,11 +72,13 @@ class HillBot:
 
     async def run(self) -> None:
         await self.runner.start()
+        self.tournaments.start()
         self.ladder.start()
         await self.client.run()
 
     async def stop(self) -> None:
         await self.client.stop()
+        await self.tournaments.close()
         await self.ladder.close()
         await self.runner.close()
 

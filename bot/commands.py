@@ -23,6 +23,7 @@ from bot.identity import Sender
 from bot.ladder import LadderCommand
 from bot.runner import Runner
 from bot.throttle import RateLimiter
+from bot.tournament import TournamentCommand, TournamentHost
 from hill import names
 from hill.config import Settings
 from hill.hill_stats import StatisticsByState
@@ -75,6 +76,7 @@ class Commands:
         hill: Hill,
         runner: Runner,
         reply: Reply,
+        tournaments: TournamentHost,
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
@@ -97,6 +99,11 @@ class Commands:
             Command("-ladder", "[NAME|OWNER.NAME]", LadderCommand(hill, settings.web.url, reply)),
             Command("-report", "", self.report),
             Command("-log", "[NAME|OWNER.NAME]", self.recent_changes),
+            Command(
+                "-tournament",
+                "[swiss|round-robin POOL [all-versions]]",
+                TournamentCommand(tournaments, self.irc.admins, reply),
+            ),
             Command("-help", "", self.help),
             Command("-remove", "OWNER.NAME", self.remove, admin=True, vouched=True),
             Command("-rescore", "", self.rescore, admin=True, vouched=True),

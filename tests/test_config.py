@@ -27,7 +27,7 @@ def test_the_example_is_the_defaults_and_shows_every_key() -> None:
     assert settings.hill.data_dir == EXAMPLE.parent / "var"
     assert dataclasses.replace(settings, hill=defaults.hill) == defaults
     text = EXAMPLE.read_text()
-    for section in (defaults.hill, defaults.irc, defaults.web):
+    for section in (defaults.hill, defaults.irc, defaults.web, defaults.ladder, defaults.cluster):
         for field in dataclasses.fields(section):
             assert f"\n{field.name} = " in text, field.name
 
@@ -53,6 +53,7 @@ def write(tmp_path: Path, text: str) -> Path:
         ("[irc]\nport = 70000\n", "[irc] port: must be a port from 1 to 65535"),
         ('[irc]\ncommand = "! bf"\n', "[irc] command: must be a prefix without spaces"),
         ("[web]\nport = 0\n", "[web] port: must be a port"),
+        ('[cluster]\nscheduler = "host:8786"\n', "[cluster] scheduler: must be empty (local"),
         ("[hill\nsize = 3\n", "config.toml: "),
     ],
 )

@@ -58,7 +58,10 @@ def test_swiss_prints_the_contract() -> None:
     out = json.loads(result.stdout)
     assert list(out) == ["format", "seed", "entrants", "ended", "rounds", "standings"]
     assert (out["format"], out["seed"], out["entrants"], out["ended"]) == (
-        "swiss", 7, files, "complete"
+        "swiss",
+        7,
+        files,
+        "complete",
     )
     assert [r["number"] for r in out["rounds"]] == [1, 2, 3, 4]  # ceil(log2 7) + 1
     byes = [r["bye"] for r in out["rounds"]]
@@ -199,7 +202,8 @@ def test_swiss_ending_early_says_why(tmp_path: Path) -> None:
     out = json.loads(tournament(*base, "--allow-repeat", cwd=tmp_path).stdout)
     assert len(out["rounds"]) == 2 and out["ended"] == "complete"
     assert out["rounds"][1]["matches"][0]["margin"] in (
-        out["rounds"][0]["matches"][0]["margin"], -out["rounds"][0]["matches"][0]["margin"]
+        out["rounds"][0]["matches"][0]["margin"],
+        -out["rounds"][0]["matches"][0]["margin"],
     )
 
 

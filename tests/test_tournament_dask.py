@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
+import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -64,6 +67,42 @@ def test_the_command_on_the_cluster_prints_what_it_prints_locally(cluster: DaskC
                             capture_output=True, text=True, cwd=warriors, timeout=300)  # fmt: skip
     assert remote.returncode == 0, remote.stderr
     assert json.loads(remote.stdout) == json.loads(local.stdout)
+
+
+def test_a_hill_tournament_plays_on_the_configured_cluster(
+    cluster: DaskCluster, tmp_path: Path
+) -> None:
+    """`[cluster] scheduler` sends a hill tournament's jousts to the cluster
+    (they are stored as the hill's) and the result is the local one."""
+    from ladderhill import archive_hill
+
+    archive_hill(tmp_path / "local", count=14, size=4).close()
+    shutil.copytree(tmp_path / "local", tmp_path / "remote")
+    config = tmp_path / "cluster.toml"
+    config.write_text(f'[cluster]\nscheduler = "{cluster.address}"\n')
+    command = [sys.executable, "-m", "hill", "tournament", "create", "archive", "--format",
+               "swiss", "--seed", "9", "--json"]  # fmt: skip
+    local = subprocess.run([*command, "--data", str(tmp_path / "local")],
+                           capture_output=True, text=True, timeout=300)  # fmt: skip
+    remote = subprocess.run([*command, "--data", str(tmp_path / "remote"), "--config", str(config)],
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert remote.returncode == 0, remote.stderr
+    results = [json.loads(run.stdout) for run in (local, remote)]
+    for result in results:
+        del result["tournament"]["created_at"], result["tournament"]["finished_at"]
+    assert results[0] == results[1]
+    with closing(sqlite3.connect(tmp_path / "remote" / "hill.sqlite3")) as database:
+        stored = database.execute("SELECT count(*) FROM jousts").fetchone()[0]
+    with closing(sqlite3.connect(tmp_path / "local" / "hill.sqlite3")) as database:
+        assert database.execute("SELECT count(*) FROM jousts").fetchone()[0] == stored
+    # the setting is what sent them there: a scheduler nobody runs is an error
+    from bot.ircd import free_port
+
+    config.write_text(f'[cluster]\nscheduler = "tcp://127.0.0.1:{free_port()}"\n')
+    remote_data = ["--data", str(tmp_path / "remote"), "--config", str(config)]
+    nowhere = subprocess.run([*command, *remote_data], capture_output=True, text=True, timeout=300)
+    assert nowhere.returncode == 1
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:" in nowhere.stderr
 
 
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:

@@ -73,7 +73,9 @@ def test_points_break_a_score_tie_before_the_name() -> None:
     matches = [MatchResult("a", "b", -1), MatchResult("a", "c", 1), MatchResult("b", "c", -3)]
     rows = standings("abc", matches)
     assert [(row.name, row.score, row.margin_sum) for row in rows] == [
-        ("c", 1.0, 2), ("a", 1.0, 0), ("b", 1.0, -2)
+        ("c", 1.0, 2),
+        ("a", 1.0, 0),
+        ("b", 1.0, -2),
     ]
 
 
@@ -255,8 +257,9 @@ def test_nobody_gets_two_byes() -> None:
     rounds, reason = play(
         names,
         SwissSettings(seed=3, additional_rounds=20),
-        lambda p: Round(p.number, p.bye, tuple(MatchResult(a, b, rng.randint(-3, 3))
-                                                for a, b in p.pairs)),
+        lambda p: Round(
+            p.number, p.bye, tuple(MatchResult(a, b, rng.randint(-3, 3)) for a, b in p.pairs)
+        ),
     )
     byes = [r.bye for r in rounds]
     assert len(set(byes)) == len(byes) <= 9

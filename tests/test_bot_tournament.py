@@ -1,0 +1,130 @@
+"""Tournaments in the bot, on a real ngircd: `!bfjoust-tournament` (admins
+start one, anyone asks how it goes), progress and the winner posted in the
+channel, a submission answered promptly while a tournament plays, and a
+tournament stopped with the bot finished by the next start."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import ircservers
+from botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until
+from ircclient import IrcTestClient
+from ladderhill import archive_hill
+
+from bot.ircd import Ngircd
+from bot.tournament import progress_text
+from hill.config import HillSettings
+from hill.service import Hill
+from hill.tournaments.records import latest, tournament
+
+ngircd = ircservers.ngircd  # the fixture
+
+
+async def news(client: IrcTestClient, bot: str, contains: str, timeout: float = 20.0) -> str:
+    """The next message of `bot` to the channel, to all, with `contains` in it."""
+    line = await client.expect(
+        lambda m: m.command == "PRIVMSG" and m.nick == bot and m.params[0] == CHANNEL
+        and contains in m.text and not m.text.startswith(f"{client.nick}: "),
+        timeout,
+    )  # fmt: skip
+    return line.text
+
+
+async def player(nick: str, port: int) -> IrcTestClient:
+    client = await IrcTestClient(nick).connect(port)
+    await client.join(CHANNEL)
+    return client
+
+
+def test_admins_start_a_tournament_and_everyone_hears_the_winner(
+    ngircd: Ngircd, tmp_path: Path
+) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, admins=("carol",))
+    hill = archive_hill(tmp_path, count=12, size=4)
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as bot:
+            nick, url = bot.client.nick, settings.web.url
+            bot.tournaments.progress_seconds = 0.0  # every result: progress is posted
+            dan = await player("dan", ngircd.port)
+            carol = await player("carol", ngircd.port)
+            dan.say(CHANNEL, "!bfjoust-tournament")
+            assert await dan.reply(nick) == "No tournament yet: an admin starts one."
+            dan.say(CHANNEL, "!bfjoust-tournament swiss archive")
+            assert await dan.reply(nick) == "starting a tournament is for the hill's admins"
+            carol.say(CHANNEL, "!bfjoust-tournament knockout hill")
+            assert "swiss|round-robin POOL [all-versions]" in await carol.reply(nick)
+            carol.say(CHANNEL, "!bfjoust-tournament swiss nowhere")
+            assert (await carol.reply(nick)).startswith("unknown pool 'nowhere'")
+            carol.say(CHANNEL, "!bfjoust-tournament swiss archive")
+            started = await carol.reply(nick)
+            assert started == (
+                "Tournament #1 started: swiss over archive, 12 entrants, 4 rounds. "
+                f"The winner is announced here. {url}tournament/1"
+            )
+            progress = await news(dan, nick, "round ")
+            assert progress.startswith("Tournament #1, swiss over archive (12 entrants): round ")
+            winner = await news(dan, nick, "complete", timeout=60)
+            view = await asyncio.to_thread(tournament, hill.db, 1)
+            assert view is not None and view.summary.ended == "complete"
+            assert winner == progress_text(view.summary, url)
+            assert f"winner: {view.result['standings'][0]['name']}." in winner
+            dan.say(CHANNEL, "!bfjoust-tournament")
+            assert await dan.reply(nick) == winner
+            dan.say(CHANNEL, "!bfjoust-help")
+            assert "!bfjoust-tournament [swiss|round-robin POOL [all-versions]]" in (
+                await dan.reply(nick)
+            )
+
+    run(scenario(), timeout=120)
+
+
+def test_a_submission_goes_first_and_a_stopped_tournament_finishes_on_restart(
+    ngircd: Ngircd, tmp_path: Path
+) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, admins=("carol",))
+    archive_hill(tmp_path, count=36, size=4).close()  # 630 pairs, most never played
+
+    async def first_run() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            carol = await player("carol", ngircd.port)
+            carol.say(CHANNEL, "!bfjoust-tournament round-robin archive")
+            assert "Tournament #1 started" in await carol.reply(nick)
+            await wait_until(lambda: committed(bot.tournaments.db) >= 40, timeout=60)
+            asked = time.monotonic()
+            carol.say(CHANNEL, f"!bfjoust quick {RUSH}")
+            answer = await carol.reply(nick, "quick")
+            assert time.monotonic() - asked < 5, "the submission waited for the tournament"
+            assert "carol.quick" in answer
+        # stopped mid-way
+        assert 40 <= committed_now(settings.hill) < 630
+
+    async def second_run() -> None:
+        async with running_bot(settings) as bot:
+            await wait_until(lambda: committed(bot.tournaments.db) == 630, timeout=240)
+
+    run(first_run(), timeout=120)
+    run(second_run(), timeout=300)
+    hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
+    view = tournament(hill.db, 1)
+    assert view is not None and view.summary.ended == "complete"
+    assert view.summary.matches_committed == 630
+    assert "carol.quick" not in view.result["entrants"]  # the pool was fixed when it started
+    hill.close()
+
+
+def committed(db: object) -> int:
+    view = latest(db)  # type: ignore[arg-type]
+    return 0 if view is None else view.summary.matches_committed
+
+
+def committed_now(settings: HillSettings) -> int:
+    hill = Hill(settings, jobs=1)
+    try:
+        return committed(hill.db)
+    finally:
+        hill.close()
