@@ -18,6 +18,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import structlog
 
@@ -99,18 +100,21 @@ class TournamentHost:
         self.stopping = threading.Event()
         self.wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="tournament")
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="tournaments")
 
     async def close(self) -> None:
-        """Stop after the chunk under way (its results are stored)."""
+        """Stop after the chunk under way (its results are stored before
+        this returns: the hill may be closed then)."""
         self.stopping.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        await asyncio.to_thread(self._thread.shutdown, wait=True)
 
     def running(self) -> int | None:
         unfinished = self.service.unfinished()
@@ -132,7 +136,8 @@ class TournamentHost:
                 await self.wake.wait()
                 continue
             try:
-                await asyncio.to_thread(self._play, tournament_id, asyncio.get_running_loop())
+                loop = asyncio.get_running_loop()
+                await loop.run_in_executor(self._thread, self._play, tournament_id, loop)
             except Stopped:
                 return
             except Exception as error:  # the cluster is down, the disk is full: try later

@@ -109,13 +109,13 @@ def command_init(args: argparse.Namespace) -> None:
 
 def command_submit(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    name = args.name or names.from_file(args.file)
+    name = args.name or names.from_file(args.file, args.owner)
     print(hill.challenge(args.owner, name, read_file(args.file)).summary)
 
 
 def command_test(args: argparse.Namespace) -> None:
     hill = open_hill(args)
-    name = args.name or names.from_file(args.file)
+    name = args.name or names.from_file(args.file, args.owner)
     report = hill.challenge(args.owner, name, read_file(args.file), test_only=True)
     print(report.summary)
 

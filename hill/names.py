@@ -53,9 +53,12 @@ def file_name(full: str) -> str:
     return full + SUFFIX
 
 
-def from_file(path: str | PurePath) -> str:
-    """A valid program name made from a file name."""
+def from_file(path: str | PurePath, owner: str | None = None) -> str:
+    """A valid program name made from a file name (`owner.name.bfjoust`
+    gives `name` when its owner is `owner`, as the hill's files are named)."""
     stem = PurePath(path).name.removesuffix(SUFFIX).removesuffix(".bf")
+    if owner and stem.lower().startswith(owner.lower() + "."):
+        stem = stem[len(owner) + 1 :]
     return re.sub(r"[^A-Za-z0-9_-]", "_", stem)[:48] or "program"
 
 

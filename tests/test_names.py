@@ -37,6 +37,8 @@ def test_names_from_files() -> None:
     assert names.from_file("warriors/quintopia_poke.bfjoust") == "quintopia_poke"
     assert names.from_file("my rush!.bf") == "my_rush_"
     assert names.from_file("ais523.margins.bfjoust") == "ais523_margins"
+    assert names.from_file("hill/ais523.margins.bfjoust", "ais523") == "margins"
+    assert names.from_file("ais523.margins.bfjoust", "bob") == "ais523_margins"
     assert names.from_file(".bfjoust") == "program"
     assert len(names.from_file("x" * 100)) == 48
     assert names.file_name("alice.rush") == "alice.rush.bfjoust"

@@ -28,7 +28,7 @@ from hill.service import Hill
 from hill.storage import Base, Joust, schema_revision
 from hill.tournament_service import HillTournaments
 from hill.tournaments import TournamentError
-from hill.tournaments.hill_pools import archive_entrants, hill_pool
+from hill.tournaments.hill_pools import archive_entrants, hill_pool, join_pools
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.records import tournament, tournaments
 from hill.tournaments.runner import Tournament, TournamentPlan
@@ -231,3 +231,29 @@ def test_list_and_show_and_their_errors(tmp_path: Path) -> None:
     again = command("resume", "1", "--json")
     assert again.stderr == "tournament 1 is over already: complete\n"
     assert json.loads(again.stdout) == json.loads(command("show", "1", "--json").stdout)
+
+
+def test_pools_join_the_hill_then_and_now() -> None:
+    """The same program and code once; the same name with other code is two
+    entrants, the later one named after its pool."""
+    then = {"alice.x": b"A", "bob.y": b"Y"}
+    now = {"bob.y": b"Y", "alice.x": b"A2", "carol.z": b"Z"}
+    assert join_pools([("hill@3", then), ("hill", now)]) == {
+        "alice.x": b"A", "bob.y": b"Y", "alice.x@hill": b"A2", "carol.z": b"Z"}  # fmt: skip
+
+
+def test_the_hill_at_an_event_against_the_hill_now(tmp_path: Path) -> None:
+    hill = Hill(HillSettings(data_dir=tmp_path, size=10), jobs=1)
+    programs = reference(4)
+    for name, code in programs[:3]:
+        hill.challenge("ref", name, code)
+    hill.challenge("ref", programs[0][0], programs[3][1])  # ref's first program, updated
+    service = HillTournaments(hill)
+    view = service.run(service.create("round-robin", "hill@3+hill"), jousts=Arena(jobs=1))
+    first = f"ref.{programs[0][0]}"
+    assert view.summary.pool == "hill@3+hill"
+    assert sorted(view.result["entrants"]) == sorted(
+        [first, f"{first}@hill", *(f"ref.{n}" for n, _ in programs[1:3])])  # fmt: skip
+    with pytest.raises(TournamentError, match="at most 4 pools joined by"):
+        service.create("swiss", "hill+hill+hill+hill+hill")
+    hill.close()

@@ -8,6 +8,10 @@
   code of `owner.name` is an entrant `owner.name@V`, V the number of its
   first submission as the program page numbers them.
 
+Pools join with `+`: `hill@12+hill` is the hill of event 12 against
+today's. A program in both with the same code is one entrant; with another
+code, the later pool's is named after its pool (`alice.rush@hill`).
+
 Entrants are named by their full names, as players know them; their codes
 are in the programs table, so every joust the hill has stored is reused.
 """
@@ -15,7 +19,7 @@ are in the programs table, so every joust the hill has stored is reused.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -26,7 +30,8 @@ from hill.storage import HILL_CHANGES, Event, Program, ProgramStatus
 from hill.tournaments import TournamentError
 
 POOL_PATTERN = re.compile(r"(?P<kind>hill|archive)(?:@(?P<event>\d{1,9}))?")
-POOLS_HELP = "hill, hill@EVENT (the hill at an event) or archive"
+MAX_JOINED = 4
+POOLS_HELP = "hill, hill@EVENT (the hill at an event) or archive, or several joined by +"
 
 
 @dataclass(frozen=True)
@@ -38,23 +43,43 @@ class Pool:
 def hill_pool(session: Session, spec: str, *, all_versions: bool = False) -> Pool:
     """The pool that `spec` names; TournamentError if there is none or it
     has fewer than two programs."""
-    match = POOL_PATTERN.fullmatch(spec.strip().lower())
-    if match is None or (match["kind"] == "archive" and match["event"]):
-        raise TournamentError(f"unknown pool {spec[:40]!r}: the pools are {POOLS_HELP}")
-    if all_versions and match["kind"] != "archive":
+    specs = spec.split("+")
+    if len(specs) > MAX_JOINED:
+        raise TournamentError(f"at most {MAX_JOINED} pools joined by +")
+    if all_versions and not any(part.strip().lower() == "archive" for part in specs):
         raise TournamentError("every version (--all-versions) is a choice of the archive pool")
-    if match["kind"] == "archive":
-        label = "archive --all-versions" if all_versions else "archive"
-        pool = Pool(label, _archive(session, all_versions))
-    else:
-        event = None if match["event"] is None else int(match["event"])
-        pool = Pool(match[0], _hill_at(session, event))
+    parts = [_one_pool(session, part, all_versions) for part in specs]
+    label = "+".join(part.label for part in parts)
+    pool = Pool(label, join_pools([(part.label, part.programs) for part in parts]))
     if len(pool.programs) < 2:
         raise TournamentError(
             f"the pool {pool.label} has {len(pool.programs)} program"
             f"{'s' * (len(pool.programs) != 1)}: a tournament needs two or more"
         )
     return pool
+
+
+def join_pools(pools: Sequence[tuple[str, dict[str, bytes]]]) -> dict[str, bytes]:
+    """Pools (label, programs) as one: the same name and code once; a name
+    met again with other code named after its pool (`name@label`)."""
+    joined: dict[str, bytes] = {}
+    for label, programs in pools:
+        for name, code in programs.items():
+            if joined.get(name, code) != code:
+                name = f"{name}@{label}"
+            joined.setdefault(name, code)
+    return joined
+
+
+def _one_pool(session: Session, spec: str, all_versions: bool) -> Pool:
+    match = POOL_PATTERN.fullmatch(spec.strip().lower())
+    if match is None or (match["kind"] == "archive" and match["event"]):
+        raise TournamentError(f"unknown pool {spec[:40]!r}: the pools are {POOLS_HELP}")
+    if match["kind"] == "archive":
+        label = "archive --all-versions" if all_versions else "archive"
+        return Pool(label, _archive(session, all_versions))
+    event = None if match["event"] is None else int(match["event"])
+    return Pool(match[0], _hill_at(session, event))
 
 
 def _hill_at(session: Session, event_id: int | None) -> dict[str, bytes]:

@@ -127,15 +127,25 @@ def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> d
     a, b = snap.index(left), snap.index(right)
     i = engine.battle_index(tape, polarity)
     return {
+        **battle_config(left, right, tape, polarity),
         "event": event(snap.event),
         "programs": [e.program.full_name for e in snap.standings.entries],
+        "scored": int(snap.standings.outcomes[a, b, i]),
+    }
+
+
+def battle_config(left: str, right: str, tape: int, polarity: str) -> dict[str, Any]:
+    """What every battle viewer's page says, in a hill state or not (by code:
+    no event, no list of the hill's programs)."""
+    return {
+        "event": None,
+        "programs": [],
         "left": left,
         "right": right,
         "tape": tape,
         "polarity": polarity,
         "tapes": TAPES,
         "polarities": list(engine.POLARITIES),
-        "scored": int(snap.standings.outcomes[a, b, i]),
     }
 
 

@@ -11,6 +11,7 @@ from aiohttp import web
 from markupsafe import Markup, escape
 
 from hill import engine
+from hill.web.bump_chart import bump_chart
 from hill.web.charts import error_bars, line_chart
 from hill.web.git_http import clone_url
 from hill.web.state import READER
@@ -72,7 +73,9 @@ env.filters.update(
     symbol=outcome_symbol,
     breakable=breakable,
 )
-env.globals.update(chart=line_chart, error_bars=error_bars, battles=engine.BATTLES)
+env.globals.update(
+    chart=line_chart, error_bars=error_bars, bump_chart=bump_chart, battles=engine.BATTLES
+)
 
 
 def render(

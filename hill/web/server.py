@@ -6,8 +6,8 @@ api.py shapes each page's data, views.py maps URLs to them, urls.py builds
 the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
-and feed, git_http.py the repository to git clients; requestlog.py keeps
-the access log to one line a request.
+and feed, git_http.py the repository to git clients; tournament_views.py the
+tournaments; requestlog.py keeps the access log to one line a request.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from hill.logs import configure_logging
 from hill.queries import HillQueries
 from hill.requests import RequestBook
 from hill.uploads import UploadLinks
-from hill.web import history_views, ladder_page, upload
+from hill.web import history_views, ladder_page, tournament_views, upload
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
@@ -114,6 +114,7 @@ def create_app(
     app.add_routes(routes)
     app.add_routes(upload.routes)
     ladder_page.setup(app, queries.db)
+    tournament_views.setup(app, queries.db)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)

@@ -15,21 +15,28 @@ four ways:
 * one response is one piece, at most trace_pieces.PIECE_STATES states;
 * compiled programs are cached by content (hill.arena's ProgramCache), a
   few at a time.
+
+`thumbnail()` gives a battle's small picture (thumbnail.py, for the
+tournament crosstables) under the same bounds, its PNGs cached by count.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from cachetools import LRUCache
 
 from hill import engine
 from hill.arena import CodeOf, ProgramCache
-from hill.web import trace_pieces
+from hill.web import thumbnail, trace_pieces
 
 COMPILED_PROGRAMS = 32
+THUMBNAILS = 4096  # PNGs of a few KB
+T = TypeVar("T")
 
 
 class Busy(Exception):
@@ -73,10 +80,11 @@ class TraceStore:
         self._read_code = read_code  # a program's code by its hash (blocking)
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="trace")
         self._limit = workers + queue
-        self._pending: dict[BattleKey, asyncio.Task[EncodedBattle]] = {}
+        self._pending: dict[Hashable, asyncio.Future[Any]] = {}
         self._battles: LRUCache[BattleKey, EncodedBattle] = LRUCache(
             cache_bytes, getsizeof=lambda battle: battle.size
         )
+        self._thumbnails: LRUCache[BattleKey, bytes] = LRUCache(THUMBNAILS)
         self._programs = ProgramCache(COMPILED_PROGRAMS)  # used by the workers
 
     def close(self) -> None:
@@ -91,31 +99,57 @@ class TraceStore:
             raise IndexError(at)
         return battle.pieces[at // trace_pieces.PIECE_STATES]
 
+    async def thumbnail(self, left: str, right: str, tape: int, polarity: str) -> bytes:
+        """The PNG picture of the battle (thumbnail.py) of the programs whose
+        code hashes are `left` and `right`."""
+        key = (left, right, tape, polarity)
+        png = self._thumbnails.get(key)
+        if png is None:
+            png = await self._once(
+                ("thumbnail", key),
+                lambda: self._picture(key),
+                lambda png: self._thumbnails.__setitem__(key, png),
+            )
+        return png
+
     async def _encoded(self, key: BattleKey) -> EncodedBattle:
-        """The battle, traced once however many ask for it at the same time."""
+        return await self._once(key, lambda: self._encode(key), lambda b: self._keep(key, b))
+
+    def _keep(self, key: BattleKey, battle: EncodedBattle) -> None:
+        if battle.size <= self._battles.maxsize:
+            self._battles[key] = battle
+
+    async def _once(self, key: Hashable, work: Callable[[], T], keep: Callable[[T], None]) -> T:
+        """`work()` in a worker thread, once however many ask for `key` at
+        the same time, its result given to `keep` as it comes (before any
+        waiter resumes); Busy when too many are under way or waiting."""
         task = self._pending.get(key)
         if task is None:
             if len(self._pending) >= self._limit:
                 raise Busy(self.retry_after)
-            task = asyncio.ensure_future(self._trace(key))
+            loop = asyncio.get_running_loop()
+            task = asyncio.ensure_future(loop.run_in_executor(self._executor, work))
             self._pending[key] = task
-            task.add_done_callback(lambda done: self._finished(key, done))
+            task.add_done_callback(lambda done: self._finished(key, done, keep))
         return await asyncio.shield(task)
 
-    def _finished(self, key: BattleKey, task: asyncio.Task[EncodedBattle]) -> None:
+    def _finished(
+        self, key: Hashable, task: asyncio.Future[Any], keep: Callable[[Any], None]
+    ) -> None:
         del self._pending[key]
         if not task.cancelled() and task.exception() is None:
-            battle = task.result()
-            if battle.size <= self._battles.maxsize:
-                self._battles[key] = battle
+            keep(task.result())
 
-    async def _trace(self, key: BattleKey) -> EncodedBattle:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._encode, key)
+    def _battle(self, key: BattleKey) -> engine.Trace:
+        left = self._programs.get(key[0], self._read_code)
+        right = self._programs.get(key[1], self._read_code)
+        return engine.trace(left, right, key[2], key[3])  # type: ignore[arg-type]
+
+    def _picture(self, key: BattleKey) -> bytes:
+        """In a worker thread: trace the battle and draw it."""
+        return thumbnail.thumbnail_png(self._battle(key))
 
     def _encode(self, key: BattleKey) -> EncodedBattle:
         """In a worker thread: compile, trace, encode and compress."""
-        left = self._programs.get(key[0], self._read_code)
-        right = self._programs.get(key[1], self._read_code)
-        battle = engine.trace(left, right, key[2], key[3])  # type: ignore[arg-type]
+        battle = self._battle(key)
         return EncodedBattle(battle.cycles, trace_pieces.gzipped_pieces(battle))

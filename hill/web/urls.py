@@ -87,6 +87,25 @@ class Urls:
         query = {"left": left, "right": right, "tape": tape, "polarity": polarity}
         return self._link("battle", {k: v for k, v in query.items() if v is not None})
 
+    def code_battle(self, left_code: str, right_code: str, tape: int, polarity: str) -> str:
+        """The battle viewer for two programs by their code hashes, on or off
+        the hill (in no one state; JSON: the battle's first piece)."""
+        query = {"left_code": left_code, "right_code": right_code}
+        return self._link("battle", {**query, "tape": tape, "polarity": polarity}, stateful=False)
+
+    def thumbnail(self, left_code: str, right_code: str, tape: int, polarity: str) -> str:
+        """The small picture (PNG) of that battle."""
+        query = {"left_code": left_code, "right_code": right_code, "tape": tape}
+        url = self._router["thumbnail"].url_for()
+        return str(url.with_query({**query, "polarity": polarity}))
+
+    def tournaments(self) -> str:
+        """The hill's tournaments (in no one state)."""
+        return self._link("tournaments", stateful=False)
+
+    def tournament(self, tournament_id: int) -> str:
+        return self._link("tournament", stateful=False, id=str(tournament_id))
+
     def source(self, name: str) -> str:
         return self._link("source", name=name)
 

@@ -22,6 +22,7 @@ from hill.web import api
 from hill.web.commits import HISTORY
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound, Snapshot
+from hill.web.tournament_reader import TOURNAMENTS
 from hill.web.trace_store import TraceStore
 
 routes = web.RouteTableDef()
@@ -130,21 +131,55 @@ def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, 
     query = request.query
     left = name_param(request, "left") if "left" in query else names[0]
     right = name_param(request, "right") if "right" in query else names[min(1, len(names) - 1)]
+    return left, right, *battle_config(request)
+
+
+def battle_config(request: web.Request) -> tuple[int, str]:
+    """The battle's tape length and polarity; by default the shortest tape, sieve."""
     tape = int_param(request, "tape")
     tape = engine.MIN_TAPE if tape is None else tape
-    polarity = query.get("polarity", engine.POLARITIES[0])
+    polarity = request.query.get("polarity", engine.POLARITIES[0])
     if tape not in engine.TAPE_LENGTHS or polarity not in engine.POLARITIES:
         raise NotFound("tape lengths are 10 to 30, polarities sieve and kettle")
-    return left, right, tape, polarity
+    return tape, polarity
+
+
+# a battle of any two programs ever submitted, by their code hashes (e.g. a
+# tournament's, which may have left the hill): ?left_code=H&right_code=H
+CODE_KEYS = ("left_code", "right_code")
+
+
+def by_code(request: web.Request) -> bool:
+    return any(key in request.query for key in CODE_KEYS)
+
+
+async def code_battle(request: web.Request) -> dict[str, Any]:
+    """The battle viewer's page for a battle given by code hashes: the
+    programs' names (their latest), and how their stored joust scored it."""
+    hashes = [request.query.get(key, "") for key in CODE_KEYS]
+    names = await request.app[TOURNAMENTS].names(hashes)
+    tape, polarity = battle_config(request)
+    scored = await request.app[TOURNAMENTS].outcome(*hashes, tape, polarity)
+    return {
+        **api.battle_config(names[0], names[1], tape, polarity),
+        "left_code": hashes[0],
+        "right_code": hashes[1],
+        "scored": scored,
+    }
 
 
 @routes.get("/api/trace", name="battle-json")
 async def trace(request: web.Request) -> web.Response:
     """One piece of a battle (see trace_pieces.py): the one holding cycle ?from=."""
-    snap = await snapshot(request)
-    left, right, tape, polarity = battle_params(request, snap)
+    if by_code(request):
+        data = await code_battle(request)
+        hashes = (data["left_code"], data["right_code"])
+        tape, polarity = data["tape"], data["polarity"]
+    else:
+        snap = await snapshot(request)
+        left, right, tape, polarity = battle_params(request, snap)
+        hashes = (snap.entry(left).program.code_hash, snap.entry(right).program.code_hash)
     at = int_param(request, "from") or 0
-    hashes = (snap.entry(left).program.code_hash, snap.entry(right).program.code_hash)
     try:
         piece = await request.app[TRACES].piece(*hashes, tape, polarity, at)
     except IndexError:
@@ -164,6 +199,8 @@ def gzipped_json(request: web.Request, body: bytes) -> web.Response:
 
 @routes.get("/battle", name="battle")
 async def battle(request: web.Request) -> web.Response:
+    if by_code(request):
+        return render(request, "battle.html", await code_battle(request))
     snap = await snapshot(request)
     return render(request, "battle.html", api.battle(snap, *battle_params(request, snap)))
 

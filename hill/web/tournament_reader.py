@@ -1,0 +1,105 @@
+"""The read side of the tournament pages: the hill's stored tournaments
+(hill.tournaments.records) and the programs they played, read in a thread
+of its own (SQLite blocks) and shaped by tournament_data.py.
+
+A tournament's page is cached while its result stays the same (the same
+matches committed, the same end): a finished one is read once, a running
+one again as its matches come in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import numpy as np
+from aiohttp import web
+from cachetools import LRUCache
+from sqlalchemy import select
+
+from hill import arena, engine
+from hill.storage import Database, Program
+from hill.tournaments import records
+from hill.web import tournament_data
+from hill.web.state import NotFound
+
+T = TypeVar("T")
+CODE_HASH = re.compile(r"[0-9a-f]{64}")
+PAGES = 8  # tournament pages kept
+
+
+class TournamentReader:
+    """Tournament pages' data and the names of programs by code, from `db`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._pages: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(PAGES)
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="web-tournaments")
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
+
+    async def listing(self) -> dict[str, Any]:
+        """Every tournament, newest first."""
+        summaries = await self._run(records.tournaments, self.db)
+        return {"tournaments": [tournament_data.summary(s) for s in summaries]}
+
+    async def page(self, tournament_id: int) -> dict[str, Any]:
+        """Tournament `tournament_id`'s page; NotFound if there is none."""
+        return await self._run(self._page, tournament_id)
+
+    def _page(self, tournament_id: int) -> dict[str, Any]:
+        view = records.tournament(self.db, tournament_id)
+        if view is None:
+            raise NotFound(f"there is no tournament {tournament_id}")
+        s = view.summary
+        key = (s.id, s.matches_committed, s.rounds_played, s.ended)
+        cached = self._pages.get(key)
+        if cached is None:
+            outcomes = self._outcomes(list(view.programs.values()))
+            cached = self._pages[key] = tournament_data.detail(view, outcomes)
+        return cached
+
+    def _outcomes(self, hashes: Sequence[str]) -> tournament_data.Outcomes:
+        """The stored jousts among `hashes`, read from either side."""
+        with self.db.session() as session:
+            results = arena.load(session, hashes)
+
+        def between(a: str, b: str) -> np.ndarray | None:
+            return results.between(a, b) if arena.oriented(a, b)[0] in results else None
+
+        return between
+
+    async def names(self, hashes: Sequence[str]) -> list[str]:
+        """The name of the latest program with each code (hill.arena.code_hash);
+        NotFound if a hash is malformed or no program has that code."""
+        for code_hash in hashes:
+            if not CODE_HASH.fullmatch(code_hash):
+                raise NotFound(f"{code_hash[:70]!r} is no code hash: 64 hexadecimal digits")
+        return await self._run(self._names, hashes)
+
+    def _names(self, hashes: Sequence[str]) -> list[str]:
+        names = []
+        with self.db.session() as session:
+            for code_hash in hashes:
+                query = select(Program).where(Program.code_hash == code_hash)
+                program = session.scalars(query.order_by(Program.id.desc()).limit(1)).first()
+                if program is None:
+                    raise NotFound(f"no program with code {code_hash}")
+                names.append(program.full_name)
+        return names
+
+    async def outcome(self, left: str, right: str, tape: int, polarity: str) -> int | None:
+        """How the stored joust of the two programs scored this battle, from
+        the left's side (None: not stored)."""
+        outcomes = await self._run(lambda: self._outcomes([left, right])(left, right))
+        return None if outcomes is None else int(outcomes[engine.battle_index(tape, polarity)])
+
+
+TOURNAMENTS = web.AppKey("tournaments", TournamentReader)

@@ -1,0 +1,59 @@
+"""The tournament pages: `/tournaments` (JSON `/api/tournaments`), each
+tournament at `/tournament/ID` (JSON `/api/tournament/ID`: its summary's
+fields and its result in the tool contract, unchanged), and `/thumbnail`,
+the small picture of a battle given by its programs' code hashes (PNG,
+drawn under the battle viewer's bounds: trace_store.py).
+
+Their data is tournament_data.py's, read by tournament_reader.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from hill.storage import Database
+from hill.web.state import NotFound
+from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
+from hill.web.views import CODE_KEYS, TRACES, battle_config, page
+
+routes = web.RouteTableDef()
+IMMUTABLE = "public, max-age=31536000, immutable"  # a battle is a pure function of its key
+
+
+def tournament_id(request: web.Request) -> int:
+    text = request.match_info["id"]
+    if not (text.isascii() and text.isdigit()) or len(text) > 12:
+        raise NotFound(f"no tournament {text[:20]!r}: tournaments are numbered 1, 2, 3 ...")
+    return int(text)
+
+
+@page("tournaments", "/tournaments", "/api/tournaments", "tournaments.html", routes)
+async def tournaments(request: web.Request) -> dict[str, Any]:
+    return await request.app[TOURNAMENTS].listing()
+
+
+@page("tournament", "/tournament/{id}", "/api/tournament/{id}", "tournament.html", routes)
+async def tournament(request: web.Request) -> dict[str, Any]:
+    return await request.app[TOURNAMENTS].page(tournament_id(request))
+
+
+@routes.get("/thumbnail", name="thumbnail")
+async def thumbnail(request: web.Request) -> web.Response:
+    """The battle's picture (thumbnail.py): tape across, time down."""
+    hashes = [request.query.get(key, "") for key in CODE_KEYS]
+    await request.app[TOURNAMENTS].names(hashes)  # both exist (NotFound if not)
+    png = await request.app[TRACES].thumbnail(*hashes, *battle_config(request))
+    return web.Response(body=png, content_type="image/png", headers={"Cache-Control": IMMUTABLE})
+
+
+def setup(app: web.Application, db: Database) -> None:
+    """Serve the tournament pages from the hill's database."""
+    app[TOURNAMENTS] = TournamentReader(db)
+    app.add_routes(routes)
+
+    async def close(app: web.Application) -> None:
+        app[TOURNAMENTS].close()
+
+    app.on_cleanup.append(close)
