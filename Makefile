@@ -35,7 +35,7 @@ run: setup system-run
 
 test: setup system-test
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check .
