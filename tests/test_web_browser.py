@@ -16,7 +16,16 @@ from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import Server, chromium, longest_battle, reference_programs, shared_server
+from webhill import (
+    Server,
+    chromium,
+    console_errors,
+    css,
+    load,
+    longest_battle,
+    reference_programs,
+    shared_server,
+)
 
 from hill import engine
 
@@ -37,22 +46,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
 
 def quote(name: str) -> str:
     return urllib.parse.quote(name, safe="")
-
-
-def css(driver: webdriver.Chrome, selector: str) -> list:
-    return driver.find_elements(By.CSS_SELECTOR, selector)
-
-
-def console_errors(driver: webdriver.Chrome) -> list[str]:
-    """Errors the page logged: scripts failing, CSP refusals, missing files."""
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
-def load(driver: webdriver.Chrome, url: str) -> None:
-    driver.get(url)
-    WebDriverWait(driver, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete"
-    )
 
 
 def signed(value: int) -> str:

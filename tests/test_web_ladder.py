@@ -15,8 +15,7 @@ import pytest
 from ladderhill import archive_hill, reference
 from selenium import webdriver
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
-from webhill import Server, chromium, get, shared_server
+from webhill import Server, chromium, console_errors, css, get, load, shared_server
 
 from hill.ladder import archive
 from hill.ladder_service import ArchiveLadder
@@ -53,21 +52,6 @@ def ladder_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield server
     server.stop()
     hill.close()
-
-
-def load(driver: webdriver.Chrome, url: str) -> None:
-    driver.get(url)
-    WebDriverWait(driver, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete"
-    )
-
-
-def console_errors(driver: webdriver.Chrome) -> list[str]:
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
-def css(driver: webdriver.Chrome, selector: str) -> list:
-    return driver.find_elements(By.CSS_SELECTOR, selector)
 
 
 def test_the_ladder_json_is_the_stored_standing(ladder_site: Server) -> None:

@@ -23,7 +23,17 @@ from PIL import Image
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import Server, build_hill, chromium, fetch_battle, get, reference_programs, same_battle
+from webhill import (
+    Server,
+    build_hill,
+    chromium,
+    console_errors,
+    fetch_battle,
+    get,
+    load,
+    reference_programs,
+    same_battle,
+)
 
 from hill import engine
 from hill.arena import code_hash
@@ -344,17 +354,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
     driver = chromium(tmp_path_factory.mktemp("chromium"))
     yield driver
     driver.quit()
-
-
-def load(driver: webdriver.Chrome, url: str) -> None:
-    driver.get(url)
-    WebDriverWait(driver, 10).until(
-        lambda d: d.execute_script("return document.readyState") == "complete"
-    )
-
-
-def console_errors(driver: webdriver.Chrome) -> list[str]:
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def screenshot(driver: webdriver.Chrome, name: str) -> None:

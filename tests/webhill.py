@@ -31,6 +31,8 @@ import numpy as np
 from conftest import REFERENCE, warrior_path
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.wait import WebDriverWait
 
 from bot.ircd import free_port, listening
 from hill import engine
@@ -305,3 +307,20 @@ def chromium(profile: Path) -> webdriver.Chrome:
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_window_size(1366, 900)
     return driver
+
+
+def load(driver: webdriver.Chrome, url: str) -> None:
+    """Open `url` and wait until the page has loaded."""
+    driver.get(url)
+    WebDriverWait(driver, 10).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+
+
+def console_errors(driver: webdriver.Chrome) -> list[str]:
+    """Errors the page logged: scripts failing, CSP refusals, missing files."""
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def css(driver: webdriver.Chrome, selector: str) -> list:
+    return driver.find_elements(By.CSS_SELECTOR, selector)
