@@ -112,9 +112,10 @@ def command_resume(args: argparse.Namespace) -> None:
 
 
 def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
-    playing = service.prepare(tournament_id)
-    with arena_for(args) as jousts, progress_bar(playing.plan) as progress:
-        service.run(tournament_id, progress, jousts)
+    with arena_for(args) as jousts:
+        playing = service.prepare(tournament_id, jousts)
+        with progress_bar(playing.plan) as progress:
+            playing.run(progress)
     view = tournament(service.hill.db, tournament_id)
     assert view is not None
     _print_view(view, args.json)

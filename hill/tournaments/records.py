@@ -257,6 +257,19 @@ def tournament(db: Database, tournament_id: int) -> TournamentView | None:
         return _view(session, tournament_id)
 
 
+def progress_mark(db: Database, tournament_id: int) -> tuple[int, int, str | None] | None:
+    """What a tournament's view depends on, cheaply: its matches committed,
+    its rounds opened and how it ended (None: there is no such tournament)."""
+    with db.session() as session:
+        row = session.get(TournamentRow, tournament_id)
+        if row is None:
+            return None
+        mine = MatchRow.tournament_id == tournament_id
+        committed = select(func.count()).where(mine, MatchRow.status == MatchStatus.COMMITTED)
+        rounds = select(func.count()).where(RoundRow.tournament_id == tournament_id)
+        return session.scalar(committed) or 0, session.scalar(rounds) or 0, row.ended
+
+
 def latest(db: Database) -> TournamentView | None:
     """The running tournament (the oldest, if several), else the last one."""
     with db.session() as session:

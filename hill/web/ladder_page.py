@@ -9,10 +9,7 @@ many jousts it is made of, and each program's versions.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 from aiohttp import web
 from sqlalchemy import func, select
@@ -20,26 +17,19 @@ from sqlalchemy import func, select
 from hill.ladder import archive
 from hill.ladder.report import board_json
 from hill.storage import Database, Event
+from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.views import page
-
-T = TypeVar("T")
 
 routes = web.RouteTableDef()
 
 
-class LadderReader:
+class LadderReader(ThreadedReader):
     """The ladder's page data, cached until the ladder or the hill changes."""
 
     def __init__(self, db: Database) -> None:
+        super().__init__(1, "web-ladder")
         self.db = db
         self._cached: tuple[Any, dict[str, Any]] | None = None
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="web-ladder")
-
-    def close(self) -> None:
-        self._thread.shutdown(wait=False, cancel_futures=True)
-
-    async def _run(self, function: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, function)
 
     async def data(self) -> dict[str, Any]:
         key = await self._run(self._version)
@@ -88,10 +78,4 @@ async def ladder(request: web.Request) -> dict[str, Any]:
 
 def setup(app: web.Application, db: Database) -> None:
     """Serve the ladder's pages from the hill's database."""
-    app[LADDER] = LadderReader(db)
-    app.add_routes(routes)
-
-    async def close(app: web.Application) -> None:
-        app[LADDER].close()
-
-    app.on_cleanup.append(close)
+    serve(app, LADDER, LadderReader(db), routes)

@@ -15,8 +15,7 @@ import asyncio
 import bisect
 import datetime as dt
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
@@ -28,6 +27,7 @@ from hill.queries import HillEvent, HillQueries
 from hill.standings import Entry, Standings
 from hill.statistics import Statistics, hill_statistics
 from hill.storage import ARRIVALS
+from hill.web.reader_thread import ThreadedReader
 
 T = TypeVar("T")
 READ_THREADS = 2
@@ -150,24 +150,16 @@ class _Cache(OrderedDict[Hashable, Any]):
         return value
 
 
-class HillReader:
+class HillReader(ThreadedReader):
     """The read side of the web pages: snapshots, history and sources."""
 
     def __init__(self, queries: HillQueries) -> None:
+        super().__init__(READ_THREADS, "web-read")
         self.queries = queries
         self._history: tuple[Any, Timeline] | None = None
         self._snapshots = _Cache(16)
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
-        # threads of its own: a flood of page requests never holds up the
-        # bot's reads, which share the event loop's default threads
-        self._threads = ThreadPoolExecutor(READ_THREADS, thread_name_prefix="web-read")
-
-    def close(self) -> None:
-        self._threads.shutdown(wait=False, cancel_futures=True)
-
-    async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
 
     async def history(self) -> Timeline:
         """Every change up to the current state (rebuilt when the hill changes)."""

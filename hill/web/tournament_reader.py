@@ -9,11 +9,9 @@ one again as its matches come in.
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from aiohttp import web
@@ -24,26 +22,20 @@ from hill import arena, engine
 from hill.storage import Database, Program
 from hill.tournaments import records
 from hill.web import tournament_data
+from hill.web.reader_thread import ThreadedReader
 from hill.web.state import NotFound
 
-T = TypeVar("T")
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
 PAGES = 8  # tournament pages kept
 
 
-class TournamentReader:
+class TournamentReader(ThreadedReader):
     """Tournament pages' data and the names of programs by code, from `db`."""
 
     def __init__(self, db: Database) -> None:
+        super().__init__(1, "web-tournaments")
         self.db = db
         self._pages: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(PAGES)
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="web-tournaments")
-
-    def close(self) -> None:
-        self._thread.shutdown(wait=False, cancel_futures=True)
-
-    async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._thread, function, *args)
 
     async def listing(self) -> dict[str, Any]:
         """Every tournament, newest first."""
@@ -55,13 +47,14 @@ class TournamentReader:
         return await self._run(self._page, tournament_id)
 
     def _page(self, tournament_id: int) -> dict[str, Any]:
-        view = records.tournament(self.db, tournament_id)
-        if view is None:
+        mark = records.progress_mark(self.db, tournament_id)
+        if mark is None:
             raise NotFound(f"there is no tournament {tournament_id}")
-        s = view.summary
-        key = (s.id, s.matches_committed, s.rounds_played, s.ended)
+        key = (tournament_id, *mark)
         cached = self._pages.get(key)
         if cached is None:
+            view = records.tournament(self.db, tournament_id)
+            assert view is not None  # tournaments are never deleted
             outcomes = self._outcomes(list(view.programs.values()))
             cached = self._pages[key] = tournament_data.detail(view, outcomes)
         return cached

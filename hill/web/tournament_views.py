@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from hill.storage import Database
+from hill.web.reader_thread import serve
 from hill.web.state import NotFound
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
 from hill.web.views import CODE_KEYS, TRACES, battle_config, page
@@ -50,10 +51,4 @@ async def thumbnail(request: web.Request) -> web.Response:
 
 def setup(app: web.Application, db: Database) -> None:
     """Serve the tournament pages from the hill's database."""
-    app[TOURNAMENTS] = TournamentReader(db)
-    app.add_routes(routes)
-
-    async def close(app: web.Application) -> None:
-        app[TOURNAMENTS].close()
-
-    app.on_cleanup.append(close)
+    serve(app, TOURNAMENTS, TournamentReader(db), routes)
