@@ -16,7 +16,7 @@ from scipy.stats import norm, spearmanr
 
 from hill import arena, engine, scoring
 from hill.engine import JoustResult
-from hill.ladder import ladder, pairing, seeding
+from hill.ladder import estimate, ladder, pairing, seeding
 from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -199,6 +199,26 @@ def reference_pool(names: list[str]) -> tuple[np.ndarray, list[engine.Program]]:
 
 
 WIKI = [n for n in (REFERENCE / "index.txt").read_text().split() if n.startswith("wiki/")]
+
+
+def test_a_giant_killer_is_expected_to_beat_the_strong_program_it_has_not_met(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Six programs in a strict order (each takes 0.9 of the battles from
+    every weaker one) and a seventh that beats the top three and loses to
+    the bottom three, but has not met the second.  Bradley-Terry alone sees
+    three wins and three losses and calls that joust even or worse; the
+    matchup model's slope against opponent strength expects the seventh to
+    win it: with the free components off, the slope alone does."""
+    monkeypatch.setattr(estimate, "COMPONENTS", 0)
+    rows = [(i, j, 0.9) for i in range(6) for j in range(i + 1, 6)]
+    rows += [(6, j, 0.9 if j < 3 else 0.1) for j in (0, 2, 3, 4, 5)]
+    pool = games(7, rows)
+    ratings = fit(pool)
+    share = estimate.matchup_shares(pool, ratings, np.zeros(7), seed=0)
+    assert ratings.win_probability()[6, 1] <= 0.5
+    assert share[6, 1] > 0.6
+    assert share[1, 6] == pytest.approx(1 - share[6, 1])
 
 
 def test_with_every_pair_played_the_estimate_is_markov() -> None:
