@@ -19,9 +19,8 @@ import argparse
 import contextlib
 import os
 import random
-import socket
-import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +29,10 @@ from hill.arena import Arena
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 
-REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+REFERENCE = TESTS / "data" / "reference"
+sys.path.insert(0, str(TESTS))
+from daskcluster import DaskCluster  # noqa: E402  (the tests' real cluster, with nannies here)
 
 
 def reference_programs() -> dict[str, bytes]:
@@ -105,26 +107,12 @@ def round_robin(generated: int, dask: bool) -> None:
 def dask_cluster(workers: int) -> Iterator[str]:
     """A cluster as the README starts one: a `dask scheduler` process and
     `dask worker` processes (each with its nanny, one thread), on loopback."""
-    dask = str(Path(sys.executable).parent / "dask")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
-    worker = [dask, "worker", address, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"]
-    processes = [subprocess.Popen(scheduler, **quiet)]
-    processes += [subprocess.Popen(worker, **quiet) for _ in range(workers)]
-    try:
-        from distributed import Client
-
-        with Client(address, timeout="60s") as client:
-            client.wait_for_workers(workers, timeout=120)
-        yield address
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait()
+    with tempfile.TemporaryDirectory() as logs:
+        cluster = DaskCluster(Path(logs), nanny=True)
+        try:
+            yield cluster.start(workers).address
+        finally:
+            cluster.stop()
 
 
 def swiss(entrants: int) -> None:

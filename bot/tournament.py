@@ -30,6 +30,7 @@ from hill.requests import RequestBook
 from hill.service import Hill
 from hill.tournament_service import HillTournaments
 from hill.tournaments import TournamentError
+from hill.tournaments.hill_pools import POOLS_HELP
 from hill.tournaments.records import TournamentSummary, latest, tournament
 from hill.tournaments.runner import FORMATS
 
@@ -210,8 +211,7 @@ class TournamentCommand:
         every_version = words[2:] == ["all-versions"]
         if words[0] not in FORMATS or not (len(words) == 2 or every_version):
             raise HillError(
-                "start one with: swiss|round-robin POOL [all-versions]; "
-                "POOL is hill, hill@EVENT or archive"
+                f"start one with: swiss|round-robin POOL [all-versions]; POOL is {POOLS_HELP}"
             )
         running = await asyncio.to_thread(self.host.running)
         try:

@@ -257,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.command} takes no {' or '.join(given)}")
     try:
         args.run(args)
-    except (CommandError, TournamentError) as error:
+    except (CommandError, HillError, TournamentError) as error:  # a refusal, said in a line
         print(error, file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -87,10 +87,7 @@ def open_queries(args: argparse.Namespace) -> HillQueries:
 
 
 def run(args: argparse.Namespace) -> None:
-    try:
-        args.hill_run(args)
-    except HillError as error:
-        raise CommandError(str(error)) from None
+    args.hill_run(args)  # a HillError is said by bfjoust's main, as any refusal
 
 
 STARTERS = resources.files("hill") / "starters"

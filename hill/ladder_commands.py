@@ -14,13 +14,11 @@ import argparse
 import json
 import sys
 
-from hill.errors import HillError
-from hill.hill_commands import CommandError, add_shared_options, hill_settings, open_queries
+from hill.hill_commands import CommandError, add_shared_options, open_hill, open_queries
 from hill.ladder import archive
 from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
 from hill.ladder_service import ArchiveLadder
-from hill.service import Hill
 from hill.storage import Database
 
 NO_STANDING = (
@@ -50,10 +48,7 @@ def _print(db: Database, as_json: bool) -> None:
 def command_step(args: argparse.Namespace) -> None:
     if args.jousts is not None and args.jousts < 1:
         raise CommandError("bfjoust ladder step: --jousts must be at least 1")
-    try:
-        hill = Hill(hill_settings(args))
-    except HillError as error:
-        raise CommandError(str(error)) from None
+    hill = open_hill(args)
     try:
         played = ArchiveLadder(hill).step(args.jousts)
         if not args.json:
@@ -64,10 +59,7 @@ def command_step(args: argparse.Namespace) -> None:
 
 
 def command_show(args: argparse.Namespace) -> None:
-    try:
-        queries = open_queries(args)
-    except HillError as error:
-        raise CommandError(str(error)) from None
+    queries = open_queries(args)
     try:
         _print(queries.db, args.json)
     finally:

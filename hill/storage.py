@@ -46,6 +46,11 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
+def iso_utc(time: dt.datetime) -> str:
+    """A stored time (naive UTC, as utcnow gives it) in ISO 8601 to the second, with its Z."""
+    return time.isoformat(timespec="seconds") + "Z"
+
+
 class EventKind(StrEnum):
     """What happened to the hill."""
 

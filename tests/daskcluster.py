@@ -1,5 +1,6 @@
-"""A real Dask cluster on loopback for the tests: a `dask scheduler` and
-`dask worker` processes started from this virtualenv, stopped afterwards."""
+"""A real Dask cluster on loopback for the tests (and bench/tournament.py):
+a `dask scheduler` and `dask worker` processes started from this
+virtualenv, stopped afterwards."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ DASK = Path(sys.executable).parent / "dask"
 
 @dataclass
 class DaskCluster:
-    """A scheduler and named workers (one thread each, no nanny to restart them)."""
+    """A scheduler and named workers, one thread each; without a nanny (the
+    tests kill workers and nothing restarts them) unless `nanny`, as the
+    README starts them."""
 
-    directory: Path
+    directory: Path  # the processes' logs
+    nanny: bool = False
     address: str = ""
     scheduler: subprocess.Popen[bytes] | None = None
     workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
@@ -36,7 +40,7 @@ class DaskCluster:
             name = f"worker{i}"
             self.workers[name] = self._start(
                 name, "worker", self.address, "--name", name, "--nthreads", "1",
-                "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
+                *(() if self.nanny else ("--no-nanny",)), "--no-dashboard", "--host", "127.0.0.1",
             )  # fmt: skip
         from distributed import Client
 

@@ -16,6 +16,7 @@ from typing import Any
 from hill.ladder.archive import Board
 from hill.ladder.ladder import Ladder, Standing, joust_list, ranking
 from hill.statistics import Statistics
+from hill.storage import iso_utc
 
 
 def ladder_json(
@@ -61,7 +62,7 @@ def board_json(board: Board, played: list[list[Any]] | None = None) -> dict[str,
         for row in board.rows
     ]
     data.update(
-        computed_at=board.computed_at.isoformat(timespec="seconds") + "Z",
+        computed_at=iso_utc(board.computed_at),
         standing_jousts=board.jousts,
         ladder_jousts=board.ladder_jousts,
         waiting=[v.label for v in board.waiting],

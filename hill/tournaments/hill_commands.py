@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
-from hill.errors import HillError
-from hill.hill_commands import CommandError, add_shared_options, hill_settings, open_queries
-from hill.service import Hill
+from hill.hill_commands import add_shared_options, open_hill, open_queries
 from hill.tournament_service import HillTournaments
 from hill.tournaments import TournamentError
 from hill.tournaments.commands import (
@@ -65,16 +62,9 @@ def add_hill_tournament_commands(actions: argparse._SubParsersAction) -> None:  
         add_shared_options(parser)
 
 
-def _open_hill(args: argparse.Namespace) -> Hill:
-    try:
-        return Hill(hill_settings(args))
-    except HillError as error:
-        raise CommandError(str(error)) from None
-
-
 def command_create(args: argparse.Namespace) -> None:
     note_swiss_only_options(args)
-    hill = _open_hill(args)
+    hill = open_hill(args)
     try:
         service = HillTournaments(hill)
         tournament_id = service.create(
@@ -98,7 +88,7 @@ def command_create(args: argparse.Namespace) -> None:
 
 
 def command_resume(args: argparse.Namespace) -> None:
-    hill = _open_hill(args)
+    hill = open_hill(args)
     try:
         service = HillTournaments(hill)
         if args.id not in service.unfinished():
@@ -122,7 +112,7 @@ def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int
 
 
 def command_list(args: argparse.Namespace) -> None:
-    queries = _open_queries(args)
+    queries = open_queries(args)
     try:
         rows = tournaments(queries.db)
     finally:
@@ -137,7 +127,7 @@ def command_list(args: argparse.Namespace) -> None:
 
 
 def command_show(args: argparse.Namespace) -> None:
-    queries = _open_queries(args)
+    queries = open_queries(args)
     try:
         view = tournament(queries.db, args.id)
     finally:
@@ -145,13 +135,6 @@ def command_show(args: argparse.Namespace) -> None:
     if view is None:
         raise TournamentError(f"there is no tournament {args.id}: `bfjoust tournament list`")
     _print_view(view, args.json)
-
-
-def _open_queries(args: argparse.Namespace) -> Any:
-    try:
-        return open_queries(args)
-    except HillError as error:
-        raise CommandError(str(error)) from None
 
 
 def _print_view(view: TournamentView, as_json: bool) -> None:

@@ -23,27 +23,20 @@ read functions at the bottom give plain data to the web, the CLI and the bot.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ForeignKey, String, Text, func, select
-from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from hill import arena
 from hill.arena import Played
-from hill.storage import Base, Database, utcnow
+from hill.storage import Base, Database, iso_utc, utcnow
 from hill.tournaments.criteria import parse_criteria
-from hill.tournaments.ledger import (
-    Change,
-    Ledger,
-    MatchStatus,
-    RoundOpened,
-    ScheduledMatch,
-    TournamentEnded,
-)
+from hill.tournaments.ledger import Change, Ledger, MatchStatus
+from hill.tournaments.ledger_rows import stored_changes, write_statement
 from hill.tournaments.runner import TournamentPlan, result_json
 
 
@@ -161,44 +154,29 @@ class HillLedgerStore:
 
     def read(self) -> list[Change]:
         with self.db.session() as session:
-            return list(_changes(session, self.id))
+            return _changes(session, self.id)
 
     def _upsert(self, change: Change) -> Any:
-        if isinstance(change, RoundOpened):
-            values = {"tournament_id": self.id, "number": change.number, "bye": change.bye}
-            return insert(RoundRow).values(**values)
-        if isinstance(change, TournamentEnded):
-            return (
-                TournamentRow.__table__.update()
-                .where(TournamentRow.id == self.id)
-                .values(ended=change.reason, finished_at=utcnow())
-            )
-        statement = insert(MatchRow).values(
-            tournament_id=self.id,
-            round=change.round,
-            board=change.board,
-            a=change.a,
-            b=change.b,
-            status=change.status.value,
-            margin=change.margin,
-        )
-        return statement.on_conflict_do_update(
-            index_elements=["tournament_id", "round", "board"],
-            set_={"status": statement.excluded.status, "margin": statement.excluded.margin},
+        return write_statement(change, RoundRow, MatchRow, self._end, {"tournament_id": self.id})
+
+    def _end(self, reason: str) -> Any:
+        return (
+            TournamentRow.__table__.update()
+            .where(TournamentRow.id == self.id)
+            .values(ended=reason, finished_at=utcnow())
         )
 
 
-def _changes(session: Session, tournament_id: int) -> Iterator[Change]:
+def _changes(session: Session, tournament_id: int) -> list[Change]:
     """The ledger's changes as stored: rounds, their matches, the end."""
     rounds = select(RoundRow).where(RoundRow.tournament_id == tournament_id)
-    for row in session.scalars(rounds.order_by(RoundRow.number)):
-        yield RoundOpened(row.number, row.bye)
     matches = select(MatchRow).where(MatchRow.tournament_id == tournament_id)
-    for m in session.scalars(matches.order_by(MatchRow.round, MatchRow.board)):
-        yield ScheduledMatch(m.round, m.board, m.a, m.b, MatchStatus(m.status), m.margin)
     ended = session.scalar(select(TournamentRow.ended).where(TournamentRow.id == tournament_id))
-    if ended is not None:
-        yield TournamentEnded(ended)
+    return stored_changes(
+        session.scalars(rounds.order_by(RoundRow.number)),
+        session.scalars(matches.order_by(MatchRow.round, MatchRow.board)),
+        ended,
+    )
 
 
 # Reading: plain data for the web, the CLI and the bot.
@@ -226,10 +204,10 @@ class TournamentSummary:
     def running(self) -> bool:
         return self.ended is None
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)
-        data["created_at"] = self.created_at.isoformat()
-        data["finished_at"] = self.finished_at and self.finished_at.isoformat()
+        data["created_at"] = iso_utc(self.created_at)
+        data["finished_at"] = self.finished_at and iso_utc(self.finished_at)
         return data
 
 
@@ -284,7 +262,7 @@ def _view(session: Session, tournament_id: int) -> TournamentView:
     assert row is not None
     entrants = entrants_of(session, tournament_id)
     plan = plan_of(row, entrants)
-    ledger = Ledger.replay(list(_changes(session, tournament_id)))
+    ledger = Ledger.replay(_changes(session, tournament_id))
     result = result_json(plan, ledger)
     standings = result["standings"]
     summary = TournamentSummary(

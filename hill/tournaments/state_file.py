@@ -18,18 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_engine, event, select
-from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.exc import DatabaseError
 
 from hill.arena import Played
 from hill.tournaments import TournamentError
-from hill.tournaments.ledger import (
-    Change,
-    MatchStatus,
-    RoundOpened,
-    ScheduledMatch,
-    TournamentEnded,
-)
+from hill.tournaments.ledger import Change
+from hill.tournaments.ledger_rows import stored_changes, write_statement
 
 metadata = MetaData()
 plan_table = Table(
@@ -110,30 +104,15 @@ class StateFile:
                 select(matches_table).order_by(matches_table.c.round, matches_table.c.board)
             )
             ended = connection.scalar(select(plan_table.c.ended).where(plan_table.c.id == 1))
-            changes: list[Change] = [RoundOpened(row.number, row.bye) for row in rounds]
-            changes += [
-                ScheduledMatch(
-                    row.round, row.board, row.a, row.b, MatchStatus(row.status), row.margin
-                )
-                for row in matches
-            ]
-        if ended is not None:
-            changes.append(TournamentEnded(ended))
-        return changes
+            return stored_changes(rounds, matches, ended)
 
     def close(self) -> None:
         self.engine.dispose()
 
 
 def _upsert(change: Change) -> Any:
-    if isinstance(change, RoundOpened):
-        return insert(rounds_table).values(number=change.number, bye=change.bye)
-    if isinstance(change, TournamentEnded):
-        return plan_table.update().where(plan_table.c.id == 1).values(ended=change.reason)
-    row = {"round": change.round, "board": change.board, "a": change.a, "b": change.b,
-           "status": change.status.value, "margin": change.margin}  # fmt: skip
-    statement = insert(matches_table).values(**row)
-    return statement.on_conflict_do_update(
-        index_elements=["round", "board"],
-        set_={"status": statement.excluded.status, "margin": statement.excluded.margin},
-    )
+    return write_statement(change, rounds_table, matches_table, _end)
+
+
+def _end(reason: str) -> Any:
+    return plan_table.update().where(plan_table.c.id == 1).values(ended=reason)

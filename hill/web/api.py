@@ -6,7 +6,6 @@ very same ones, so a page and its `/api/...` twin can never disagree.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import numpy as np
@@ -14,14 +13,10 @@ import numpy as np
 from hill import engine
 from hill.queries import HillEvent
 from hill.reports import json_report
+from hill.storage import iso_utc
 from hill.web.state import Snapshot, Timeline
 
 TAPES = list(engine.TAPE_LENGTHS)
-
-
-def iso(time: dt.datetime) -> str:
-    """Stored times are naive UTC."""
-    return time.isoformat(timespec="seconds") + "Z"
 
 
 def event(change: HillEvent | None) -> dict[str, Any] | None:
@@ -29,7 +24,7 @@ def event(change: HillEvent | None) -> dict[str, Any] | None:
         return None
     return {
         "id": change.id,
-        "time": iso(change.time),
+        "time": iso_utc(change.time),
         "kind": change.kind,
         "actor": change.actor,
         "summary": change.summary,
@@ -161,7 +156,7 @@ def series(hist: Timeline, full_name: str) -> dict[str, Any]:
         "points": [
             {
                 "event": p.event,
-                "time": iso(p.time),
+                "time": iso_utc(p.time),
                 "rank": p.rank,
                 "size": p.size,
                 "score": p.score,

@@ -28,6 +28,7 @@ from hill import names
 from hill.arena import code_hash
 from hill.errors import HillError
 from hill.queries import HillEvent, HillQueries, Version
+from hill.storage import iso_utc
 from hill.web import api
 from hill.web.code_diff import code_diff
 from hill.web.git_reader import ChangedFile, GitCommit, GitReader, GitUnavailable
@@ -141,7 +142,7 @@ class HistoryPages:
                 "parents": list(commit.parents),
                 "author": commit.author,
                 "email": commit.email,
-                "time": api.iso(commit.time),
+                "time": iso_utc(commit.time),
                 "title": commit.message.partition("\n")[0],
                 "message": commit.message,
             },
@@ -234,11 +235,11 @@ def _version(version: Version, diff: dict[str, Any] | None) -> dict[str, Any]:
     return {
         "number": version.number,
         "id": version.id,
-        "submitted": api.iso(version.submitted),
+        "submitted": iso_utc(version.submitted),
         "bytes": version.size,
         "hash": version.code_hash,
         "status": version.status.value,
-        "left": api.iso(version.left_at) if version.left_at else None,
+        "left": iso_utc(version.left_at) if version.left_at else None,
         "left_reason": version.left_reason.value if version.left_reason else None,
         "event": api.event(arrival),
         "rank": record["rank"] if record else None,

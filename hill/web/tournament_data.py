@@ -16,7 +16,6 @@ crosstable show the same battle, each with its row's program on the left.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,11 +32,6 @@ BUMP_CHART_MAX = 60  # entrants: above, the reality show is only its elimination
 Outcomes = Callable[[str, str], "np.ndarray | None"]
 
 
-def iso(time: dt.datetime | None) -> str | None:
-    """Stored times are naive UTC."""
-    return None if time is None else time.isoformat(timespec="seconds") + "Z"
-
-
 def sample_battle(outcomes: Sequence[int] | np.ndarray | None, margin: int) -> int:
     """The index (engine.battle_config) of the match's sample battle (see
     the module's docstring); `outcomes` from the side whose margin it is."""
@@ -51,22 +45,11 @@ def sample_battle(outcomes: Sequence[int] | np.ndarray | None, margin: int) -> i
 
 
 def summary(s: Any) -> dict[str, Any]:
-    """A tournament at a glance (records.TournamentSummary), for the list and
-    the top of its page."""
+    """A tournament at a glance (records.TournamentSummary, as the CLI's
+    JSON gives it, and what the pages show of it), for the list and the top
+    of its page."""
     return {
-        "id": s.id,
-        "format": s.format,
-        "pool": s.pool,
-        "started_by": s.started_by,
-        "created_at": iso(s.created_at),
-        "finished_at": iso(s.finished_at),
-        "entrants": s.entrants,
-        "rounds_played": s.rounds_played,
-        "rounds_planned": s.rounds_planned,
-        "matches_committed": s.matches_committed,
-        "matches_expected": s.matches_expected,
-        "leader": s.leader,
-        "ended": s.ended,
+        **s.to_json(),
         "running": s.running,
         "complete": s.ended == "complete",
         "winner": s.leader if s.ended is not None else None,

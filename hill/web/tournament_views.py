@@ -17,7 +17,7 @@ from hill.storage import Database
 from hill.web.reader_thread import serve
 from hill.web.state import NotFound
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
-from hill.web.views import CODE_KEYS, TRACES, battle_config, page
+from hill.web.views import TRACES, code_battle_params, page
 
 routes = web.RouteTableDef()
 IMMUTABLE = "public, max-age=31536000, immutable"  # a battle is a pure function of its key
@@ -43,9 +43,8 @@ async def tournament(request: web.Request) -> dict[str, Any]:
 @routes.get("/thumbnail", name="thumbnail")
 async def thumbnail(request: web.Request) -> web.Response:
     """The battle's picture (thumbnail.py): tape across, time down."""
-    hashes = [request.query.get(key, "") for key in CODE_KEYS]
-    await request.app[TOURNAMENTS].names(hashes)  # both exist (NotFound if not)
-    png = await request.app[TRACES].thumbnail(*hashes, *battle_config(request))
+    hashes, _, tape, polarity = await code_battle_params(request)  # NotFound: no such code
+    png = await request.app[TRACES].thumbnail(*hashes, tape, polarity)
     return web.Response(body=png, content_type="image/png", headers={"Cache-Control": IMMUTABLE})
 
 

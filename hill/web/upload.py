@@ -21,6 +21,7 @@ from aiohttp import BodyPartReader, web
 
 from hill.requests import OPEN, QueueFull, RequestBook
 from hill.service import HillError, check_program
+from hill.storage import iso_utc
 from hill.uploads import LinkRefused, LinkState, UploadLinks
 from hill.web.render import render
 from hill.web.state import NotFound
@@ -68,7 +69,7 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
     data = {
         "program": link.full_name,
         "test_only": link.test_only,
-        "expires": link.expires_at.isoformat(timespec="seconds") + "Z",
+        "expires": iso_utc(link.expires_at),
         "max_bytes": _uploads(request).max_bytes,
         "error": None,
         "code": "",

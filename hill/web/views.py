@@ -153,12 +153,18 @@ def by_code(request: web.Request) -> bool:
     return any(key in request.query for key in CODE_KEYS)
 
 
-async def code_battle(request: web.Request) -> dict[str, Any]:
-    """The battle viewer's page for a battle given by code hashes: the
-    programs' names (their latest), and how their stored joust scored it."""
+async def code_battle_params(request: web.Request) -> tuple[list[str], list[str], int, str]:
+    """A battle given by code hashes: the hashes, the programs' names (their
+    latest; NotFound for an unknown code), tape length and polarity."""
     hashes = [request.query.get(key, "") for key in CODE_KEYS]
     names = await request.app[TOURNAMENTS].names(hashes)
-    tape, polarity = battle_config(request)
+    return hashes, names, *battle_config(request)
+
+
+async def code_battle(request: web.Request) -> dict[str, Any]:
+    """The battle viewer's page for a battle given by code hashes: the
+    programs' names, and how their stored joust scored it."""
+    hashes, names, tape, polarity = await code_battle_params(request)
     scored = await request.app[TOURNAMENTS].outcome(*hashes, tape, polarity)
     return {
         **api.battle_config(names[0], names[1], tape, polarity),
@@ -171,10 +177,8 @@ async def code_battle(request: web.Request) -> dict[str, Any]:
 @routes.get("/api/trace", name="battle-json")
 async def trace(request: web.Request) -> web.Response:
     """One piece of a battle (see trace_pieces.py): the one holding cycle ?from=."""
-    if by_code(request):
-        data = await code_battle(request)
-        hashes = (data["left_code"], data["right_code"])
-        tape, polarity = data["tape"], data["polarity"]
+    if by_code(request):  # a piece needs the codes only, not their stored joust
+        hashes, _, tape, polarity = await code_battle_params(request)
     else:
         snap = await snapshot(request)
         left, right, tape, polarity = battle_params(request, snap)
