@@ -30,6 +30,7 @@ from hill.requests import RequestBook
 from hill.service import Hill
 from hill.tournament_service import HillTournaments
 from hill.tournaments import TournamentError
+from hill.tournaments.dask_executor import executor_for
 from hill.tournaments.hill_pools import POOLS_HELP
 from hill.tournaments.records import TournamentSummary, latest, tournament
 from hill.tournaments.runner import FORMATS
@@ -167,19 +168,9 @@ class TournamentHost:
         def busy() -> bool:
             return self.book.next_open() is not None
 
-        with self._executor() as inner:
+        with executor_for(self.scheduler, self._local) as inner:
             jousts = Arena(YieldingExecutor(inner, busy, self.stopping))
             self.service.prepare(tournament_id, jousts).run(progress)
-
-    @contextlib.contextmanager
-    def _executor(self) -> Iterator[Executor]:
-        if not self.scheduler:
-            yield self._local
-            return
-        from hill.tournaments.dask_executor import DaskExecutor  # loaded only for a cluster
-
-        with DaskExecutor(self.scheduler) as executor:
-            yield executor
 
 
 class TournamentCommand:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import logging
 import secrets
 import sys
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from tqdm import tqdm
 from hill.arena import Arena
 from hill.hill_commands import settings_of
 from hill.tournaments.criteria import CRITERIA, parse_criteria
+from hill.tournaments.dask_executor import executor_for
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.pools import file_pool
 from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
@@ -137,16 +137,8 @@ def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
     """The arena on every local core, or on the Dask cluster of `--scheduler`
     (or of the configuration's [cluster] scheduler)."""
     scheduler = args.scheduler or settings_of(args).cluster.scheduler
-    if not scheduler:
-        yield Arena(jobs=args.jobs)
-        return
-    from hill.tournaments.dask_executor import DaskExecutor  # Dask is loaded only for a cluster
-
-    with DaskExecutor(scheduler) as executor:
-        # (after distributed set its logging up) the client logs a lost scheduler
-        # with a traceback; the error raised says it in one line
-        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
-        yield Arena(executor)
+    with executor_for(scheduler, None) as executor:
+        yield Arena(executor, jobs=args.jobs)
 
 
 @contextlib.contextmanager

@@ -10,19 +10,23 @@ this package is installed (`.venv/bin/dask worker tcp://HOST:PORT`).
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections import ChainMap
 from collections.abc import Iterator, Sequence
 from types import TracebackType
+from typing import TypeVar
 
 import numpy as np
 
 from hill import engine
-from hill.arena import CodeOf, Pair, Played, ProgramCache
+from hill.arena import CodeOf, Executor, Pair, Played, ProgramCache
 from hill.tournaments import TournamentError
 
 BATCH = 256  # jousts per task at most: a task costs the scheduler about a millisecond
 RETRIES = 3  # a batch that raises is tried again this often (a lost worker's are rerun anyway)
 CONNECT_TIMEOUT = "10s"
+Local = TypeVar("Local", Executor, None)  # what runs jousts without a cluster
 
 _compiled = ProgramCache()  # on a worker: the programs earlier batches compiled
 
@@ -61,6 +65,20 @@ def batches(pairs: Sequence[Pair], count: int) -> list[Sequence[Pair]]:
     """`pairs` cut into about `count` batches of at most BATCH pairs."""
     size = max(1, min(BATCH, -(-len(pairs) // max(count, 1))))
     return [pairs[i : i + size] for i in range(0, len(pairs), size)]
+
+
+@contextlib.contextmanager
+def executor_for(scheduler: str | None, local: Local) -> Iterator[Local | DaskExecutor]:
+    """`local` when no scheduler is given, else a DaskExecutor on `scheduler`
+    for the time of the `with` (Dask itself is loaded only then)."""
+    if not scheduler:
+        yield local
+        return
+    with DaskExecutor(scheduler) as executor:
+        # (after distributed set its logging up) the client logs a lost scheduler
+        # with a traceback; the TournamentError raised says it in one line
+        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        yield executor
 
 
 class DaskExecutor:
