@@ -181,7 +181,7 @@ class Commands:
         have one), spelt as the hill already spells that owner: nicks and
         accounts have no case, and one person has one name."""
         owner = sender.tester(name) if test_only else sender.owner(name)
-        return sender.spelling(owner, await asyncio.to_thread(self.hill.queries.owners))
+        return sender.spelling(owner, await self.runner.in_turn(self.hill.queries.owners))
 
     def _count(self, sender: Sender, owner: str) -> None:
         """Count a submission against `sender`'s limit (their account, or

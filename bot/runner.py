@@ -103,6 +103,13 @@ class Runner:
             self._executor, functools.partial(method, *args, **kwargs)
         )
 
+    async def in_turn(self, method: Callable[..., T], *args: Any) -> T:
+        """Run `method` on the request book's one thread, after the book work
+        and reads asked before it: a command that reads the hill before it
+        submits keeps its place in the queue (two players' commands that
+        read on threads of their own could be recorded in either order)."""
+        return await self._book(method, *args)
+
     async def submit(self, **fields: Any) -> Request:
         """Record a request (see RequestBook.add); raises QueueFull."""
         request = await self._book(self.book.add, limit=self.settings.irc.queue_size, **fields)

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import fcntl
 import itertools
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,3 +203,29 @@ def test_a_request_that_kills_the_bot_every_time_is_given_up(
         assert [s.split(":")[0] for s in bot.events("join")] == ["erin.trail"]
 
     run(scenario(), timeout=150)
+
+
+def test_requests_are_numbered_in_the_order_the_bot_heard_them(
+    bot: BotProcess, ngircd: Ngircd
+) -> None:
+    """Each command is its own task and reads the hill before it submits:
+    those reads must not let a later player overtake an earlier one."""
+    players = [f"p{i}" for i in range(6)]
+
+    async def scenario() -> None:
+        clients = [await IrcTestClient(nick).connect(ngircd.port) for nick in players]
+        for client in clients:
+            await client.join(CHANNEL)
+        await nick_free(clients[0], bot.nick)
+        bot.start()
+        await joined(clients[0], bot.nick)
+        with hill_busy(bot.data):
+            for client in clients:
+                client.say(CHANNEL, f"!bfjoust-test probe {DEFENDER}")
+            await wait_for_requests(bot, ["running"] + ["queued"] * (len(players) - 1))
+            heard = re.findall(r"command=!bfjoust-test nick=(\w+)", bot.log.read_text())
+            asked = [r[0].split(".")[0] for r in bot.requests()]
+            assert sorted(heard) == sorted(players)
+            assert asked == heard
+
+    run(scenario(), timeout=120)
