@@ -104,6 +104,23 @@ def test_reality_show_stages_by_hand() -> None:
     ]
 
 
+def test_reality_show_is_each_stage_ranked_afresh() -> None:
+    """The stages take each leaver's matches out of the tally; ranking every
+    stage from scratch (the definition) gives the same, draws and ties of
+    score included."""
+    rng = random.Random(7)
+    names = [f"p{i}" for i in range(40)]
+    matches = [
+        MatchResult(a, b, rng.choice([0, 0, 1, -1, rng.randint(-42, 42)]))
+        for a, b in itertools.combinations(names, 2)
+    ]
+    remaining, expected = names, []
+    while remaining:
+        expected.append([row.name for row in standings(remaining, matches)])
+        remaining = expected[-1][:-1]
+    assert reality_show(names, matches) == expected
+
+
 # Six entrants, four rounds, one rematch (B-E in rounds 3 and 4); margins from a's side.
 SIX = "ABCDEF"
 

@@ -60,18 +60,42 @@ def win_share(wins: int, total_wins: int) -> float:
 
 def standings(entrants: Iterable[str], matches: Iterable[MatchResult]) -> list[RoundRobinRow]:
     """The standings of `entrants`, counting only the matches among them."""
-    names = set(entrants)
-    tally = {name: [0, 0, 0, 0] for name in names}  # wins, draws, losses, margin sum
-    for match in matches:
-        if match.a not in names or match.b not in names:
-            continue
-        for name in (match.a, match.b):
-            margin = match.margin_of(name)
-            tally[name][0 if margin > 0 else 1 if margin == 0 else 2] += 1
-            tally[name][3] += margin
+    return _ranked(_Tally(entrants, matches))
+
+
+class _Tally:
+    """Each entrant's wins, draws, losses and margin sum over the matches
+    among the entrants; an entrant can leave, taking its matches with it."""
+
+    def __init__(self, entrants: Iterable[str], matches: Iterable[MatchResult]) -> None:
+        self.counts = {name: [0, 0, 0, 0] for name in entrants}  # wins, draws, losses, margins
+        # each entrant's matches: (opponent, margin from the entrant's side)
+        self.played: dict[str, list[tuple[str, int]]] = {name: [] for name in self.counts}
+        for match in matches:
+            if match.a in self.counts and match.b in self.counts:
+                for name in (match.a, match.b):
+                    margin = match.margin_of(name)
+                    self.played[name].append((match.opponent_of(name), margin))
+                    self._count(name, margin, 1)
+
+    def _count(self, name: str, margin: int, sign: int) -> None:
+        counts = self.counts[name]
+        counts[0 if margin > 0 else 1 if margin == 0 else 2] += sign
+        counts[3] += sign * margin
+
+    def leave(self, name: str) -> None:
+        """`name` leaves: its matches no longer count for anyone."""
+        del self.counts[name]
+        for opponent, margin in self.played.pop(name):
+            if opponent in self.counts:
+                self._count(opponent, -margin, -1)
+
+
+def _ranked(tally: _Tally) -> list[RoundRobinRow]:
     # score, then points (the margin sum orders exactly as points do), then name
-    order = sorted(names, key=lambda n: (-(2 * tally[n][0] + tally[n][1]), -tally[n][3], n))
-    return [RoundRobinRow(rank, name, *tally[name]) for rank, name in enumerate(order, 1)]
+    counts = tally.counts
+    order = sorted(counts, key=lambda n: (-(2 * counts[n][0] + counts[n][1]), -counts[n][3], n))
+    return [RoundRobinRow(rank, name, *counts[name]) for rank, name in enumerate(order, 1)]
 
 
 def total_wins(rows: Iterable[RoundRobinRow]) -> int:
@@ -91,11 +115,13 @@ def crosstable(entrants: Sequence[str], matches: Iterable[MatchResult]) -> list[
 
 def reality_show(entrants: Iterable[str], matches: Sequence[MatchResult]) -> list[list[str]]:
     """The ranking at each stage: stage 1 ranks all N; stage k+1 drops the last
-    of stage k and ranks the rest on their matches among themselves (N stages)."""
-    remaining = list(entrants)
+    of stage k and ranks the rest on their matches among themselves (N stages).
+    The leaver's matches are taken out of the tally rather than every stage
+    counted afresh: N stages of N^2 / 2 matches took seconds for a few hundred."""
+    tally = _Tally(entrants, matches)
     stages = []
-    while remaining:
-        ranking = [row.name for row in standings(remaining, matches)]
+    while tally.counts:
+        ranking = [row.name for row in _ranked(tally)]
         stages.append(ranking)
-        remaining = ranking[:-1]
+        tally.leave(ranking[-1])
     return stages
