@@ -171,6 +171,10 @@ def joust(left: Program, right: Program, *, max_cycles: int = MAX_CYCLES) -> Jou
     return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles, game_cycles)
 
 
+CHUNK = 64  # jousts a thread plays per task at most
+CHUNKS_PER_THREAD = 16  # ... and at least this many tasks a thread, where there are enough jousts
+
+
 def default_jobs() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -189,8 +193,17 @@ def play_pairs(
     if jobs <= 1 or len(pairs) <= 1:
         yield from (joust(a, b, max_cycles=max_cycles) for a, b in pairs)
         return
+
+    def play(chunk: list[tuple[Program, Program]]) -> list[JoustResult]:
+        return [joust(a, b, max_cycles=max_cycles) for a, b in chunk]
+
+    # a task per chunk of jousts: a task per joust cost the caller's thread
+    # about as much as a short joust; many chunks a thread keep the load even
+    size = max(1, min(CHUNK, len(pairs) // (CHUNKS_PER_THREAD * jobs)))
+    chunks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(lambda pair: joust(*pair, max_cycles=max_cycles), pairs)
+        for results in pool.map(play, chunks):
+            yield from results
 
 
 def joust_pairs(
