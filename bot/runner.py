@@ -97,28 +97,25 @@ class Runner:
         self._task: asyncio.Task[None] | None = None
         self._marks: set[asyncio.Task[None]] = set()
 
-    async def _book(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def in_turn(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run `method` on the request book's one thread, after the book work
+        and reads asked before it: a command that reads the hill before it
+        submits keeps its place in the queue (two players' commands that
+        read on threads of their own could be recorded in either order)."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
             self._executor, functools.partial(method, *args, **kwargs)
         )
 
-    async def in_turn(self, method: Callable[..., T], *args: Any) -> T:
-        """Run `method` on the request book's one thread, after the book work
-        and reads asked before it: a command that reads the hill before it
-        submits keeps its place in the queue (two players' commands that
-        read on threads of their own could be recorded in either order)."""
-        return await self._book(method, *args)
-
     async def submit(self, **fields: Any) -> Request:
         """Record a request (see RequestBook.add); raises QueueFull."""
-        request = await self._book(self.book.add, limit=self.settings.irc.queue_size, **fields)
+        request = await self.in_turn(self.book.add, limit=self.settings.irc.queue_size, **fields)
         self.wakeup.set()
         return request
 
     async def start(self) -> None:
         """Run from now on; requests recorded before are the last run's."""
-        asked_before = await self._book(self.book.last_id)
+        asked_before = await self.in_turn(self.book.last_id)
         self._task = asyncio.create_task(self._run(asked_before), name="hill-requests")
 
     async def close(self) -> None:
@@ -131,7 +128,7 @@ class Runner:
         self._executor.shutdown(wait=True)
 
     async def _run(self, asked_before: int) -> None:
-        for request in await self._book(self.book.undelivered):
+        for request in await self.in_turn(self.book.undelivered):
             self._deliver(request, late_note(request, resumed=False))
         while True:
             try:
@@ -143,7 +140,7 @@ class Runner:
     async def _next(self, asked_before: int) -> None:
         """Play and answer the oldest open request, or wait for one."""
         self.wakeup.clear()  # before the read: a request recorded meanwhile wakes us
-        request = await self._book(self.book.next_open)
+        request = await self.in_turn(self.book.next_open)
         if request is None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wakeup.wait(), POLL_SECONDS)
@@ -155,26 +152,26 @@ class Runner:
     async def _play(self, request: Request) -> Request:
         if request.attempts >= MAX_ATTEMPTS:
             log.error("request given up", id=request.id, attempts=request.attempts)
-            return await self._book(
+            return await self.in_turn(
                 self.book.fail,
                 request.id,
                 f"not played: the bot stopped {request.attempts} times while playing it",
             )
-        request = await self._book(self.book.start, request.id)
+        request = await self.in_turn(self.book.start, request.id)
         log.info("playing", id=request.id, command=request.command, program=request.full_name)
         try:
             await asyncio.to_thread(self._execute, request)
         except HillError as error:
             if request.command in ("challenge", "test"):
                 self.refund(request.owner)  # refused before any joust
-            return await self._book(self.book.fail, request.id, str(error))
+            return await self.in_turn(self.book.fail, request.id, str(error))
         except Exception:
             log.exception("request failed", id=request.id)
-            return await self._book(
+            return await self.in_turn(
                 self.book.fail, request.id, "something went wrong; it has been logged"
             )
         crash_point("answer-stored")
-        return await self._book(self.book.get, request.id)
+        return await self.in_turn(self.book.get, request.id)
 
     def _execute(self, request: Request) -> Report:
         """Play one request on the hill (in a thread); it is marked done in
@@ -204,6 +201,6 @@ class Runner:
         self.answer(request, text, functools.partial(self._mark_delivered, request.id))
 
     def _mark_delivered(self, request_id: int) -> None:
-        task = asyncio.create_task(self._book(self.book.mark_delivered, request_id))
+        task = asyncio.create_task(self.in_turn(self.book.mark_delivered, request_id))
         self._marks.add(task)
         task.add_done_callback(self._marks.discard)
