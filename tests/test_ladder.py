@@ -227,8 +227,8 @@ def test_with_every_pair_played_the_estimate_is_markov() -> None:
     result = ladder.run(pool, ladder.arena_player(arena.Arena(), programs), 10_000, seed=1)
     assert pool.played == len(WIKI) * (len(WIKI) - 1) // 2
     # the jousts played are the reference ones, and markov is the round robin's
-    for a, b, outcomes in zip(pool.first, pool.second, pool.outcomes, strict=True):
-        assert outcomes == tuple(r[a, b])
+    record = pool.record()
+    assert (record.outcomes == r[record.pairs[:, 0], record.pairs[:, 1]]).all()
     markov = scoring.markov(scoring.battle_wins(r), engine.BATTLES)
     assert result.estimate.score == pytest.approx(markov, abs=1e-9)
     assert (result.estimate.low <= result.estimate.score + 1e-9).all()
@@ -241,7 +241,7 @@ def test_a_budget_plays_that_many_distinct_pairs() -> None:
         pool, ladder.arena_player(arena.Arena(), programs), ladder.budget_jousts(11, 0.3), seed=2
     )
     assert pool.played == round(0.3 * 55)
-    assert len({frozenset(p) for p in zip(pool.first, pool.second, strict=True)}) == pool.played
+    assert len({frozenset(p) for p in pool.record().pairs.tolist()}) == pool.played
     with pytest.raises(ValueError, match="within"):
         ladder.budget_jousts(11, 0)
 
@@ -282,3 +282,35 @@ def test_paulson_takes_the_nearest_unmet_program_when_its_neighbours_are_used_up
     jousts = [0] + [5] * 19
     used_up = state(20, met=[(0, b) for b in range(1, 13)], jousts=jousts)
     assert pairing.paulson_round(used_up, 1, rng) == [(0, 13)]
+
+
+def test_relative_crowd_counts_the_warming_up_as_the_mean() -> None:
+    """Ratings 0, 0, 0, 5 (standard error 0.3): crowds 3, 3, 3, 1, mean 2.5;
+    a fifth program still warming up counts as the mean whatever its crowd."""
+    ratings = np.array([0.0, 0.0, 0.0, 5.0, 5.0])
+    warm = pairing.PairingState(
+        np.eye(5, dtype=bool), np.array([10, 10, 10, 10, 0]), ratings, np.full(5, 0.3),
+        np.ones(5), np.full((5, 5), 0.5),
+    )  # fmt: skip
+    assert pairing.crowd(warm).tolist() == [3, 3, 3, 2, 2]
+    # the mean is over the four warmed up: (3 + 3 + 3 + 2) / 4 = 2.75
+    assert pairing.relative_crowd(warm) == pytest.approx([3 / 2.75] * 3 + [2 / 2.75, 1.0])
+
+
+def test_markov_round_draws_opponents_that_need_games_more() -> None:
+    """Equal scores and 1 bit everywhere: programs 0-3 stand together
+    (crowd 4), program 4 alone (crowd 1).  One of 0-3 goes first and draws
+    among the other three (weight sqrt(4 / 3.4) each) and program 4
+    (sqrt(1 / 3.4)): program 4 in 1 draw of 7."""
+    rng = np.random.default_rng(6)
+    ratings = np.array([0.0, 0.0, 0.0, 0.0, 5.0])
+    crowded = pairing.PairingState(
+        np.eye(5, dtype=bool), np.full(5, 10), ratings, np.full(5, 0.3), np.ones(5),
+        np.full((5, 5), 0.5),
+    )  # fmt: skip
+    opponents = Counter()
+    for _ in range(3500):
+        (a, b), *_ = pairing.markov_round(crowded, 1, rng)
+        assert a != 4
+        opponents[b] += 1
+    assert opponents[4] / 3500 == pytest.approx(1 / 7, abs=0.02)

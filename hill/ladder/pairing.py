@@ -14,8 +14,9 @@ round's jousts run in parallel and the ratings are refitted after it).
   jousts against random opponents; then the programs whose rank is least
   certain (the most others within their rating interval) go first, and
   each meets an opponent drawn with probability proportional to the square
-  root of its estimated markov score: markov weighs wins against strong
-  programs most, so those jousts carry the most of it.
+  root of its estimated markov score (markov weighs wins against strong
+  programs most, so those jousts carry the most of it) and to the square
+  root of the opponent's own need (a joust informs both programs).
 - Both take `cost` (the predicted cycles of each pair, `predicted_cost`)
   to buy bits per unit of cost instead: Paulson's rule draws a few
   candidates and keeps the most bits per cycle, the markov rule divides
@@ -29,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 SIGMA = 3.0  # spread of the rank distance R in Paulson's rule
-WARM_UP = 6  # random jousts each program plays before the markov rule steers
+WARM_UP = 4  # random jousts each program plays before the markov rule steers
 STRENGTH_POWER = 0.5  # opponents drawn in proportion to score ** this
+NEED_POWER = 0.5  # ... and to their own crowd, relative to the pool's, ** this
 BITS_POWER = 1.0  # ... and to the bits H(p) the joust is worth ** this
 COST_CANDIDATES = 4  # Paulson's rule by cost: candidates drawn per program
 _DRAWS = 200  # give up on a program after this many rejected draws
@@ -131,7 +133,8 @@ def markov_round(
 ) -> list[tuple[int, int]]:
     """Up to `size` pairs by the ladder's rule (see the module)."""
     n = state.size
-    weight = np.maximum(state.score, 0) ** STRENGTH_POWER + 1e-12
+    weight = np.maximum(state.score, 0) ** STRENGTH_POWER * relative_crowd(state) ** NEED_POWER
+    weight = weight + 1e-12
     busy = np.zeros(n, dtype=bool)
     pairs: list[tuple[int, int]] = []
     for a in np.lexsort((rng.random(n), -need(state))):
@@ -153,14 +156,27 @@ def markov_round(
     return pairs
 
 
+def crowd(state: PairingState) -> np.ndarray:
+    """The number of programs whose rating lies within each one's standard
+    error (itself included): its likely rank error."""
+    close = np.abs(state.rating[:, None] - state.rating[None, :]) < state.stderr[:, None]
+    return close.sum(axis=1).astype(float)
+
+
 def need(state: PairingState) -> np.ndarray:
     """How much each program needs games: those still warming up first
-    (fewest jousts first), then the number of programs whose rating lies
-    within its standard error (its likely rank error)."""
-    close = np.abs(state.rating[:, None] - state.rating[None, :]) < state.stderr[:, None]
-    crowd = close.sum(axis=1).astype(float)
+    (fewest jousts first), then by their crowd."""
     warming = state.jousts < WARM_UP
-    return np.where(warming, 1e9 - state.jousts, crowd)
+    return np.where(warming, 1e9 - state.jousts, crowd(state))
+
+
+def relative_crowd(state: PairingState) -> np.ndarray:
+    """Each program's crowd over the mean crowd of those past the warm-up
+    (those still warming up count as the mean, 1)."""
+    counts = crowd(state)
+    warmed = state.jousts >= WARM_UP
+    mean = counts[warmed].mean() if warmed.any() else 1.0
+    return np.where(warmed, np.maximum(counts / mean, 1e-3), 1.0)
 
 
 def random_round(state: PairingState, size: int, rng: np.random.Generator) -> list[tuple[int, int]]:
