@@ -20,7 +20,10 @@ the ladders replay them.  Then one ladder at 10% runs on the real engine,
 timed against the round robin of the same pool.
 
     .venv/bin/python bench/ladder.py [--seeds 5] [--first-seed 0]
-        [--budgets 0.05 0.1 0.2 0.4] [--quick]
+        [--budgets 0.05 0.1 0.2 0.4] [--quick] [--large N]
+
+`--large N` also times a pool of N programs (the reference ones, then
+varied ones).
 
 `--first-seed` runs seeds other than 0, 1, ...: the rule's constants were
 chosen on the first few seeds, so fresh ones tell how it fares on draws
@@ -136,6 +139,9 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=0, help="seeds from this one on")
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.4])
     parser.add_argument("--quick", action="store_true", help="the reference pool and one mixed")
+    parser.add_argument(
+        "--large", type=int, default=0, metavar="N", help="also time a pool of N programs"
+    )
     args = parser.parse_args()
     pools = [reference_only(), reference_plus_varied(120, 1)]
     if not args.quick:
@@ -147,6 +153,8 @@ def main() -> None:
     print()
     timed("reference", reference_pool())
     timed("mixed1", reference_pool() + varied_pool(120, 1))
+    if args.large:
+        timed(f"large{args.large}", (reference_pool() + varied_pool(args.large, 5))[: args.large])
 
 
 if __name__ == "__main__":

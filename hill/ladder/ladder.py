@@ -51,47 +51,56 @@ class Ladder:
 
     size: int
     virtual: list[seeding.Virtual] = field(default_factory=list)
-    first: list[int] = field(default_factory=list)
-    second: list[int] = field(default_factory=list)
-    outcomes: list[tuple[int, ...]] = field(default_factory=list)
-    cycles: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.met = np.eye(self.size, dtype=bool)
+        self.played = 0
+        # grown by doubling: the record is read several times a round, and
+        # rebuilding it from lists cost more than the refits on big pools
+        self._pairs = np.zeros((64, 2), dtype=np.int64)
+        self._outcomes = np.zeros((64, engine.BATTLES), dtype=np.int8)
+        self._cycles = np.zeros(64, dtype=np.int64)
 
     def add(self, a: int, b: int, result: JoustResult) -> None:
         if self.met[a, b]:
             raise ValueError(f"programs {a} and {b} have already met")
-        self.first.append(a)
-        self.second.append(b)
-        self.outcomes.append(tuple(result.outcomes))
-        self.cycles.append(result.game_cycles)
+        if self.played == len(self._pairs):
+            self._pairs, self._outcomes, self._cycles = (
+                np.concatenate([kept, np.zeros_like(kept)])
+                for kept in (self._pairs, self._outcomes, self._cycles)
+            )
+        k = self.played
+        self._pairs[k] = a, b
+        self._outcomes[k] = result.outcomes
+        self._cycles[k] = result.game_cycles
+        self.played += 1
         self.met[a, b] = self.met[b, a] = True
 
     @property
-    def played(self) -> int:
-        return len(self.first)
+    def cycles(self) -> np.ndarray:
+        """The game cycles of each joust played."""
+        return self._cycles[: self.played]
 
     def record(self) -> statistics.Record:
-        pairs = np.array([self.first, self.second], dtype=np.int64).T.reshape(-1, 2)
-        outcomes = np.array(self.outcomes, dtype=np.int8).reshape(-1, engine.BATTLES)
-        return statistics.Record(self.size, pairs, outcomes)
+        k = self.played
+        return statistics.Record(self.size, self._pairs[:k], self._outcomes[:k])
 
     def jousts(self) -> np.ndarray:
         return self.record().jousts()
 
     def games(self) -> Games:
         """Real jousts (weight 1) and the virtual results still in force."""
-        counts = self.record().counts()
+        record = self.record()
+        counts = record.counts()
         share = (counts[:, 0] + counts[:, 1] / 2) / BATTLES
-        v_weight = seeding.weights(self.virtual, self.jousts(), self.met)
+        v_weight = seeding.weights(self.virtual, record.jousts(), self.met)
         keep = v_weight > 0
         kept = [v for v, k in zip(self.virtual, keep, strict=True) if k]
         real = np.ones(len(share), dtype=bool)
         return Games(
             self.size,
-            np.concatenate([self.first, [v.program for v in kept]]).astype(np.int64),
-            np.concatenate([self.second, [v.opponent for v in kept]]).astype(np.int64),
+            np.concatenate([record.pairs[:, 0], [v.program for v in kept]]).astype(np.int64),
+            np.concatenate([record.pairs[:, 1], [v.opponent for v in kept]]).astype(np.int64),
             np.concatenate([share, [v.share for v in kept]]),
             np.concatenate([np.ones(len(share)), v_weight[keep]]),
             np.concatenate([real, np.zeros(len(kept), dtype=bool)]),
@@ -131,11 +140,11 @@ def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], n
     return (record.pairs[:, 0], record.pairs[:, 1], wins), counts[:, 1]
 
 
-def quick_scores(ladder: Ladder, ratings: Ratings) -> np.ndarray:
-    """markov of the round robin filled in by Bradley-Terry alone: the
-    cheap estimate that steers pairing between rounds."""
+def quick_scores(ladder: Ladder, win_probability: np.ndarray) -> np.ndarray:
+    """markov of the round robin filled in by Bradley-Terry alone (its
+    `win_probability`): the cheap estimate that steers pairing between rounds."""
     jousts, ties = played(ladder)
-    matchups = Matchups(ratings.win_probability(), tie_rates(ladder.size, *jousts[:2], ties))
+    matchups = Matchups(win_probability, tie_rates(ladder.size, *jousts[:2], ties))
     filled = filled_wins(jousts, matchups.expected_wins())
     return scoring.markov(filled, BATTLES)
 
@@ -159,19 +168,19 @@ def next_round(
 ) -> tuple[list[tuple[int, int]], Ratings]:
     """The next round's pairs by `rule` (see hill.ladder.pairing)."""
     ratings = rate(ladder, start, exact_errors=False)
+    share = ratings.win_probability()
     if rule == "random":
         score = ratings.rating
     else:
-        score = quick_scores(ladder, ratings) if ladder.played else np.ones(ladder.size)
+        score = quick_scores(ladder, share) if ladder.played else np.ones(ladder.size)
     state = pairing.PairingState(
-        ladder.met, ladder.jousts(), ratings.rating, ratings.stderr, score,
-        ratings.win_probability(),
-    )  # fmt: skip
+        ladder.met, ladder.jousts(), ratings.rating, ratings.stderr, score, share
+    )
     cost = None
     if by_cost and ladder.played:
         record = ladder.record()
         cost = pairing.predicted_cost(
-            ladder.size, record.pairs[:, 0], record.pairs[:, 1], np.array(ladder.cycles)
+            ladder.size, record.pairs[:, 0], record.pairs[:, 1], ladder.cycles
         )
     if rule == "random":
         return pairing.random_round(state, size, rng), ratings
@@ -231,9 +240,11 @@ def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics
 
 def joust_list(ladder: Ladder, names: Sequence[Any]) -> list[list[Any]]:
     """The jousts played, as the ladder's JSON lists them: [A, B, margin of A against B]."""
+    record = ladder.record()
+    margins = record.outcomes.sum(axis=1, dtype=np.int64).tolist()
     return [
-        [names[a], names[b], sum(outcomes)]
-        for a, b, outcomes in zip(ladder.first, ladder.second, ladder.outcomes, strict=True)
+        [names[a], names[b], margin]
+        for (a, b), margin in zip(record.pairs.tolist(), margins, strict=True)
     ]
 
 

@@ -13,7 +13,7 @@ lost everything finite.  scipy's L-BFGS does the optimisation.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import minimize
@@ -84,13 +84,17 @@ class Posterior:
     prior: np.ndarray
     sd: float
     dispersion: float
+    _last_flow: tuple[np.ndarray, np.ndarray] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def objective(self, s: np.ndarray) -> tuple[float, np.ndarray]:
         g = self.games
         d = s[g.first] - s[g.second]
         n = BATTLES * g.weight / self.dispersion
-        loss = -(n * (g.share * log_expit(d) + (1 - g.share) * log_expit(-d))).sum()
-        residual = n * (expit(d) - g.share)  # d loss / d d
+        log_p = log_expit(d)  # log sigmoid(-d) = log sigmoid(d) - d
+        loss = -(n * (log_p - (1 - g.share) * d)).sum()
+        residual = n * (np.exp(log_p) - g.share)  # d loss / d d
         grad = np.bincount(g.first, residual, len(s)) - np.bincount(g.second, residual, len(s))
         loss += 0.5 * ((s - self.prior) ** 2).sum() / self.sd**2
         return float(loss), grad.astype(float) + (s - self.prior) / self.sd**2
@@ -99,9 +103,18 @@ class Posterior:
         p = expit(s[self.games.first] - s[self.games.second])
         return BATTLES * self.games.weight * p * (1 - p) / self.dispersion
 
+    def _flow_at(self, s: np.ndarray) -> np.ndarray:
+        """_flow, kept for the last point: Newton-CG asks for many Hessian
+        products at each point."""
+        last = self._last_flow
+        if last is None or not np.array_equal(last[0], s):
+            last = (s.copy(), self._flow(s))
+            object.__setattr__(self, "_last_flow", last)
+        return last[1]
+
     def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
         g = self.games
-        flow = self._flow(s) * (v[g.first] - v[g.second])
+        flow = self._flow_at(s) * (v[g.first] - v[g.second])
         product = np.bincount(g.first, flow, len(s)) - np.bincount(g.second, flow, len(s))
         return product + v / self.sd**2
 
