@@ -314,3 +314,10 @@ def test_markov_round_draws_opponents_that_need_games_more() -> None:
         assert a != 4
         opponents[b] += 1
     assert opponents[4] / 3500 == pytest.approx(1 / 7, abs=0.02)
+
+
+def test_rounds_are_a_quarter_of_the_pool_unless_a_run_would_take_over_100() -> None:
+    assert ladder.round_size(10) == 8  # at least 8
+    assert ladder.round_size(98, 951) == 24  # 98 programs at 20%: 40 rounds of 24
+    assert ladder.round_size(1000, 49_950) == 500  # 1000 at 10%: 100 rounds, not 200
+    assert ladder.round_size(1000, 24_975) == 250
