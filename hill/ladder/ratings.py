@@ -92,9 +92,8 @@ class Posterior:
         g = self.games
         d = s[g.first] - s[g.second]
         n = BATTLES * g.weight / self.dispersion
-        log_p = log_expit(d)  # log sigmoid(-d) = log sigmoid(d) - d
-        loss = -(n * (log_p - (1 - g.share) * d)).sum()
-        residual = n * (np.exp(log_p) - g.share)  # d loss / d d
+        loss = -(n * (g.share * log_expit(d) + (1 - g.share) * log_expit(-d))).sum()
+        residual = n * (expit(d) - g.share)  # d loss / d d
         grad = np.bincount(g.first, residual, len(s)) - np.bincount(g.second, residual, len(s))
         loss += 0.5 * ((s - self.prior) ** 2).sum() / self.sd**2
         return float(loss), grad.astype(float) + (s - self.prior) / self.sd**2
