@@ -56,7 +56,8 @@ def round_size(pool: int, jousts: int = 0) -> int:
 
 @dataclass
 class Ladder:
-    """The jousts played so far among `size` programs, and seeding's virtual results."""
+    """The jousts played so far (`played` of them) among `size` programs,
+    and seeding's virtual results."""
 
     size: int
     virtual: list[seeding.Virtual] = field(default_factory=list)
@@ -91,8 +92,11 @@ class Ladder:
         return self._cycles[: self.played]
 
     def record(self) -> statistics.Record:
+        """The jousts played (read-only views of the ladder's arrays)."""
         k = self.played
-        return statistics.Record(self.size, self._pairs[:k], self._outcomes[:k])
+        pairs, outcomes = self._pairs[:k], self._outcomes[:k]
+        pairs.flags.writeable = outcomes.flags.writeable = False
+        return statistics.Record(self.size, pairs, outcomes)
 
     def jousts(self) -> np.ndarray:
         return self.record().jousts()

@@ -8,7 +8,7 @@ log-likelihood of y with 42 trials, and the covariance of the ratings
 scaled by the dispersion phi (Pearson chi2 over the degrees of freedom),
 which makes the intervals honest about how lumpy jousts are.  A weak
 Gaussian prior (mean 0, or the seeding's prior) keeps a program that won or
-lost everything finite.  scipy's L-BFGS does the optimisation.
+lost everything finite.  scipy's Newton-CG does the optimisation.
 """
 
 from __future__ import annotations
