@@ -7,7 +7,8 @@ The work comes in small pieces, so that whoever drives it (the bot between
 the players' requests, `bfjoust ladder step`) can stop between any two:
 `work(batch)` plays up to `batch` jousts of the current round and stores
 them in one transaction; once a round is done, the standing is refitted and
-stored (at most every `refit_seconds`, and at once when the pool grows).
+stored (at most every `refit_seconds`, and at once when the pool grows;
+on a big pool, where a refit takes seconds, at most a tenth of the time).
 Jousts are played outside the lock: a joust is a pure function of its two
 programs, so nothing can change under it, and a hill change never waits
 for the ladder's jousts.  Killed at any moment, the ladder loses at most
@@ -41,6 +42,17 @@ from hill.queries import code_by_hash
 from hill.service import Hill
 
 RULE = "markov"  # the pairing rule (hill.ladder.pairing)
+# refits take at most about this share of the ladder's time: a refit is
+# O(N^3) (the bootstrap's markov scores), so on thousands of programs it
+# would otherwise crowd out the jousts
+REFIT_SHARE = 0.1
+
+
+def refit_due(since_last: float, minimum: float, last_took: float) -> bool:
+    """Whether the standing may be refitted again `since_last` seconds after
+    the last refit, which took `last_took`: after at least `minimum`
+    seconds, and after ten times the last refit's own time."""
+    return since_last >= max(minimum, last_took / REFIT_SHARE)
 
 
 @dataclass(frozen=True)
@@ -64,6 +76,7 @@ class ArchiveLadder:
         self.hill = hill
         self.refit_seconds = refit_seconds
         self._refitted = -math.inf  # time.monotonic() of the last refit
+        self._refit_took = 0.0  # seconds the last refit took
         # its own threads (the hill's compiled programs): the background
         # ladder keeps to one core, leaving the others to the players
         self.arena = hill.arena if jobs is None else Arena(LocalExecutor(hill.arena.programs, jobs))
@@ -86,7 +99,7 @@ class ArchiveLadder:
         if self._round and batch > 0:
             pairs, self._round = self._round[:batch], self._round[batch:]
             played = self._play(pairs)
-        due = time.monotonic() - self._refitted >= self.refit_seconds
+        due = refit_due(time.monotonic() - self._refitted, self.refit_seconds, self._refit_took)
         if refit and not self._round and self._stale and self.ladder.size >= 2 and due:
             self.refit()
             refitted = True
@@ -109,6 +122,7 @@ class ArchiveLadder:
 
     def refit(self) -> None:
         """Fit the standing and its statistics, and store them."""
+        started = time.monotonic()
         with single_threaded_blas():
             result = standing(self.ladder)
             stats = ladder_statistics(self.ladder, result)
@@ -116,6 +130,7 @@ class ArchiveLadder:
             archive.store_snapshot(session, self.pool, self.ladder, result, stats)
         self._stale = False
         self._refitted = time.monotonic()
+        self._refit_took = self._refitted - started
 
     def _complete(self) -> bool:
         n = self.ladder.size

@@ -30,7 +30,7 @@ from hill.config import HillSettings
 from hill.errors import HillError
 from hill.ladder import archive, seeding
 from hill.ladder.ladder import rate
-from hill.ladder_service import ArchiveLadder
+from hill.ladder_service import ArchiveLadder, refit_due
 from hill.service import Hill
 from hill.statistics import STATS_FIELDS
 from hill.storage import Base, schema_revision
@@ -335,3 +335,11 @@ def test_versions_are_found_by_name(tmp_path: Path) -> None:
         "bob.wall@1": True,
     }
     hill.close()
+
+
+def test_refits_wait_a_minimum_and_ten_times_their_own_time() -> None:
+    assert refit_due(60.0, 60.0, 0.8)  # a quick refit: the minimum decides
+    assert not refit_due(59.0, 60.0, 0.8)
+    assert not refit_due(100.0, 60.0, 30.0)  # a 30 s refit waits 300 s
+    assert refit_due(300.0, 60.0, 30.0)
+    assert refit_due(0.0, 0.0, 0.0)  # `bfjoust ladder step`: no wait
