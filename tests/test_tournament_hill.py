@@ -4,6 +4,7 @@ stored joust, resumed after a SIGKILL with exactly the uninterrupted result."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import signal
@@ -30,8 +31,10 @@ from hill.tournament_service import HillTournaments
 from hill.tournaments import TournamentError
 from hill.tournaments.hill_pools import archive_entrants, hill_pool, join_pools
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.records import tournament, tournaments
+from hill.tournaments.records import progress_mark, progress_marks, tournament, tournaments
 from hill.tournaments.runner import Tournament, TournamentPlan
+from hill.web import tournament_data
+from hill.web.tournament_reader import TournamentReader
 
 
 def stored_jousts(hill: Hill) -> int:
@@ -256,4 +259,26 @@ def test_the_hill_at_an_event_against_the_hill_now(tmp_path: Path) -> None:
         [first, f"{first}@hill", *(f"ref.{n}" for n, _ in programs[1:3])])  # fmt: skip
     with pytest.raises(TournamentError, match="at most 4 pools joined by"):
         service.create("swiss", "hill+hill+hill+hill+hill")
+    hill.close()
+
+
+def test_the_listing_follows_each_tournament_by_its_progress_mark(tmp_path: Path) -> None:
+    """The web listing keeps each tournament's summary until its mark
+    (matches committed, rounds opened, end) changes."""
+    hill = archive_hill(tmp_path, count=8, size=8)
+    service = HillTournaments(hill)
+    first = service.create("round-robin", "hill", started_by="alice")
+    second = service.create("swiss", "hill", started_by="bob")
+    assert list(progress_marks(hill.db)) == [second, first]  # newest first
+    assert progress_mark(hill.db, first) == (0, 0, None)
+    assert progress_mark(hill.db, 999) is None
+    reader = TournamentReader(hill.db)
+    before = asyncio.run(reader.listing())["tournaments"]
+    assert [t["matches_committed"] for t in before] == [0, 0]
+    service.run(first, jousts=Arena(jobs=1))
+    assert progress_mark(hill.db, first) == (28, 1, "complete")
+    after = asyncio.run(reader.listing())
+    assert after == {"tournaments": [tournament_data.summary(s) for s in tournaments(hill.db)]}
+    assert [t["matches_committed"] for t in after["tournaments"]] == [0, 28]
+    reader.close()
     hill.close()

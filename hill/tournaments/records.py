@@ -228,6 +228,10 @@ def tournaments(db: Database) -> list[TournamentSummary]:
         return [_view(session, i).summary for i in list(ids)]
 
 
+# what a tournament's view depends on: matches committed, rounds opened, its end
+Mark = tuple[int, int, str | None]
+
+
 def tournament(db: Database, tournament_id: int) -> TournamentView | None:
     with db.session() as session:
         if session.get(TournamentRow, tournament_id) is None:
@@ -235,17 +239,31 @@ def tournament(db: Database, tournament_id: int) -> TournamentView | None:
         return _view(session, tournament_id)
 
 
-def progress_mark(db: Database, tournament_id: int) -> tuple[int, int, str | None] | None:
-    """What a tournament's view depends on, cheaply: its matches committed,
-    its rounds opened and how it ended (None: there is no such tournament)."""
+def progress_marks(db: Database, tournament_id: int | None = None) -> dict[int, Mark]:
+    """What each tournament's view depends on, cheaply (a few counts): its
+    matches committed, its rounds opened and how it ended; newest first.
+    Only `tournament_id`'s when given."""
+
+    def only(query: Any, column: Any) -> Any:
+        return query if tournament_id is None else query.where(column == tournament_id)
+
     with db.session() as session:
-        row = session.get(TournamentRow, tournament_id)
-        if row is None:
-            return None
-        mine = MatchRow.tournament_id == tournament_id
-        committed = select(func.count()).where(mine, MatchRow.status == MatchStatus.COMMITTED)
-        rounds = select(func.count()).where(RoundRow.tournament_id == tournament_id)
-        return session.scalar(committed) or 0, session.scalar(rounds) or 0, row.ended
+        committed = select(MatchRow.tournament_id, func.count()).where(
+            MatchRow.status == MatchStatus.COMMITTED
+        )
+        committed = only(committed, MatchRow.tournament_id).group_by(MatchRow.tournament_id)
+        rounds = select(RoundRow.tournament_id, func.count())
+        rounds = only(rounds, RoundRow.tournament_id).group_by(RoundRow.tournament_id)
+        ended = only(select(TournamentRow.id, TournamentRow.ended), TournamentRow.id)
+        matches = {i: n for i, n in session.execute(committed)}
+        opened = {i: n for i, n in session.execute(rounds)}
+        rows = session.execute(ended.order_by(TournamentRow.id.desc())).all()
+        return {i: (matches.get(i, 0), opened.get(i, 0), end) for i, end in rows}
+
+
+def progress_mark(db: Database, tournament_id: int) -> Mark | None:
+    """`progress_marks` of one tournament (None: there is no such tournament)."""
+    return progress_marks(db, tournament_id).get(tournament_id)
 
 
 def latest(db: Database) -> TournamentView | None:

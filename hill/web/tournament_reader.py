@@ -36,11 +36,25 @@ class TournamentReader(ThreadedReader):
         super().__init__(1, "web-tournaments")
         self.db = db
         self._pages: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(PAGES)
+        # each tournament's summary with the mark it was read at (tournaments
+        # are never deleted; a finished one is read once)
+        self._summaries: dict[int, tuple[records.Mark, records.TournamentSummary]] = {}
 
     async def listing(self) -> dict[str, Any]:
         """Every tournament, newest first."""
-        summaries = await self._run(records.tournaments, self.db)
+        summaries = await self._run(self._listing)
         return {"tournaments": [tournament_data.summary(s) for s in summaries]}
+
+    def _listing(self) -> list[records.TournamentSummary]:
+        summaries = []
+        for tournament_id, mark in records.progress_marks(self.db).items():
+            known = self._summaries.get(tournament_id)
+            if known is None or known[0] != mark:
+                view = records.tournament(self.db, tournament_id)
+                assert view is not None  # tournaments are never deleted
+                known = self._summaries[tournament_id] = (mark, view.summary)
+            summaries.append(known[1])
+        return summaries
 
     async def page(self, tournament_id: int) -> dict[str, Any]:
         """Tournament `tournament_id`'s page; NotFound if there is none."""
