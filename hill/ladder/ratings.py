@@ -75,7 +75,7 @@ class Ratings:
 BATTLES = 42
 
 
-@dataclass(frozen=True)
+@dataclass
 class Posterior:
     """The quasi-posterior: the jousts' log-likelihood over the dispersion
     plus a Gaussian prior N(prior, sd^2) on each rating."""
@@ -107,8 +107,7 @@ class Posterior:
         products at each point."""
         last = self._last_flow
         if last is None or not np.array_equal(last[0], s):
-            last = (s.copy(), self._flow(s))
-            object.__setattr__(self, "_last_flow", last)
+            last = self._last_flow = (s.copy(), self._flow(s))
         return last[1]
 
     def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
