@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 
@@ -172,7 +172,15 @@ def joust(left: Program, right: Program, *, max_cycles: int = MAX_CYCLES) -> Jou
 
 
 CHUNK = 64  # jousts a thread plays per task at most
-CHUNKS_PER_THREAD = 16  # ... and at least this many tasks a thread, where there are enough jousts
+CHUNKS_PER_THREAD = 16  # ... and about this many tasks a thread, where there are enough jousts
+
+Item = TypeVar("Item")
+
+
+def batches(items: Sequence[Item], count: int, largest: int) -> list[Sequence[Item]]:
+    """`items` cut in order into about `count` batches of at most `largest`."""
+    size = max(1, min(largest, -(-len(items) // max(count, 1))))
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def default_jobs() -> int:
@@ -194,13 +202,12 @@ def play_pairs(
         yield from (joust(a, b, max_cycles=max_cycles) for a, b in pairs)
         return
 
-    def play(chunk: list[tuple[Program, Program]]) -> list[JoustResult]:
+    def play(chunk: Sequence[tuple[Program, Program]]) -> list[JoustResult]:
         return [joust(a, b, max_cycles=max_cycles) for a, b in chunk]
 
     # a task per chunk of jousts: a task per joust cost the caller's thread
     # about as much as a short joust; many chunks a thread keep the load even
-    size = max(1, min(CHUNK, len(pairs) // (CHUNKS_PER_THREAD * jobs)))
-    chunks = [pairs[i : i + size] for i in range(0, len(pairs), size)]
+    chunks = batches(pairs, CHUNKS_PER_THREAD * jobs, CHUNK)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for results in pool.map(play, chunks):
             yield from results

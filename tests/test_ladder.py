@@ -292,7 +292,7 @@ def test_relative_crowd_counts_the_warming_up_as_the_mean() -> None:
         np.eye(5, dtype=bool), np.array([10, 10, 10, 10, 0]), ratings, np.full(5, 0.3),
         np.ones(5), np.full((5, 5), 0.5),
     )  # fmt: skip
-    assert pairing.crowd(warm).tolist() == [3, 3, 3, 2, 2]
+    assert warm.crowd.tolist() == [3, 3, 3, 2, 2]
     # the mean is over the four warmed up: (3 + 3 + 3 + 2) / 4 = 2.75
     assert pairing.relative_crowd(warm) == pytest.approx([3 / 2.75] * 3 + [2 / 2.75, 1.0])
 

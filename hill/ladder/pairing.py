@@ -26,6 +26,7 @@ round's jousts run in parallel and the ratings are refitted after it).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -61,6 +62,13 @@ class PairingState:
     @property
     def size(self) -> int:
         return len(self.jousts)
+
+    @cached_property
+    def crowd(self) -> np.ndarray:
+        """The number of programs whose rating lies within each one's
+        standard error (itself included): its likely rank error."""
+        close = np.abs(self.rating[:, None] - self.rating[None, :]) < self.stderr[:, None]
+        return close.sum(axis=1).astype(float)
 
 
 def rank_distance(rng: np.random.Generator, sigma: float = SIGMA) -> int:
@@ -156,24 +164,17 @@ def markov_round(
     return pairs
 
 
-def crowd(state: PairingState) -> np.ndarray:
-    """The number of programs whose rating lies within each one's standard
-    error (itself included): its likely rank error."""
-    close = np.abs(state.rating[:, None] - state.rating[None, :]) < state.stderr[:, None]
-    return close.sum(axis=1).astype(float)
-
-
 def need(state: PairingState) -> np.ndarray:
     """How much each program needs games: those still warming up first
     (fewest jousts first), then by their crowd."""
     warming = state.jousts < WARM_UP
-    return np.where(warming, 1e9 - state.jousts, crowd(state))
+    return np.where(warming, 1e9 - state.jousts, state.crowd)
 
 
 def relative_crowd(state: PairingState) -> np.ndarray:
     """Each program's crowd over the mean crowd of those past the warm-up
     (those still warming up count as the mean, 1)."""
-    counts = crowd(state)
+    counts = state.crowd
     warmed = state.jousts >= WARM_UP
     mean = counts[warmed].mean() if warmed.any() else 1.0
     return np.where(warmed, np.maximum(counts / mean, 1e-3), 1.0)

@@ -61,12 +61,6 @@ def unpack_batch(raw: bytes, count: int) -> list[engine.JoustResult]:
     ]
 
 
-def batches(pairs: Sequence[Pair], count: int) -> list[Sequence[Pair]]:
-    """`pairs` cut into about `count` batches of at most BATCH pairs."""
-    size = max(1, min(BATCH, -(-len(pairs) // max(count, 1))))
-    return [pairs[i : i + size] for i in range(0, len(pairs), size)]
-
-
 @contextlib.contextmanager
 def executor_for(scheduler: str | None, local: Local) -> Iterator[Local | DaskExecutor]:
     """`local` when no scheduler is given, else a DaskExecutor on `scheduler`
@@ -138,7 +132,7 @@ class DaskExecutor:
             self.client.submit(
                 joust_batch, batch, *self._code_for(batch), retries=RETRIES, pure=False
             ): batch
-            for batch in batches(pairs, self.batches_per_thread * threads)
+            for batch in engine.batches(pairs, self.batches_per_thread * threads, BATCH)
         }
         for task in as_completed(tasks, loop=self.client.loop):
             batch = tasks[task]
