@@ -95,32 +95,51 @@ def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
 
 
 async def _serve(settings: Settings) -> None:
-    hill = Hill(settings.hill)
-    bot = HillBot(settings, hill)
+    """The bot until SIGINT or SIGTERM, then a clean stop: the job in hand
+    is finished (its hill change stored and committed to git: git runs in
+    sessions of its own, so a Ctrl-C at the terminal does not reach it),
+    its answer kept for the next start, the hill closed."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # before the hill opens: a signal while it repairs waits for the repair
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, _stop_on_signal, stop, signum)
+    hill = Hill(settings.hill)
+    bot = HillBot(settings, hill)
     runner = None
-    if settings.web.enabled:
-        from hill.web.server import start_web  # loaded only when used
-
-        runner = await start_web(
-            hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
-        )
-        print(f"The web report is at {settings.web.url}", flush=True)
-    running = asyncio.create_task(bot.run())
+    running: asyncio.Task[None] | None = None
     try:
+        if settings.web.enabled:
+            from hill.web.server import start_web  # loaded only when used
+
+            runner = await start_web(
+                hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
+            )
+            print(f"The web report is at {settings.web.url}", flush=True)
+        running = asyncio.create_task(bot.run())
         await stop.wait()
     finally:
         log.info("stopping")
         await bot.stop()
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await running
+        if running is not None:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
         if runner is not None:
             await runner.cleanup()
+        # the job in hand runs in the loop's default threads: let it finish
+        await loop.shutdown_default_executor()
         hill.close()
+        log.info("stopped")
+
+
+def _stop_on_signal(stop: asyncio.Event, signum: int) -> None:
+    if stop.is_set():
+        log.warning(
+            "still stopping: the job in hand finishes first (SIGKILL stops at once)",
+            signal=signal.Signals(signum).name,
+        )
+    stop.set()
 
 
 def start_local_ircd(settings: Settings) -> Ngircd | None:
