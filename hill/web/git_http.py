@@ -56,27 +56,39 @@ class GitHttp:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """Answers in plain text, for git clients (git shows it to the user)."""
         path = "/" + request.match_info["path"]
-        if path == "/git-receive-pack" or request.query.get("service") == "git-receive-pack":
+        # every value, whatever its case: git http-backend and this check
+        # might read different ones
+        services = [v for k, v in request.query.items() if k.lower() == "service"]
+        if path == "/git-receive-pack" or "git-receive-pack" in services:
             return _refusal(403, "the hill's history is read-only: pushes are refused")
-        if not SMART_PATHS.fullmatch(path) or (
-            path == "/info/refs" and request.query.get("service") != READ_SERVICE
-        ):
+        if not SMART_PATHS.fullmatch(path) or (path == "/info/refs" and services != [READ_SERVICE]):
             return _refusal(404, f"not found; clone it with git: git clone {clone_url(request)}")
         if request.method == "POST" and (request.content_length or 0) > MAX_REQUEST_BYTES:
             return _refusal(413, "request too large")
         git_dir = self._git_dir()
         if git_dir is None:
             return _refusal(404, "the hill has no history yet")
+        body = b""
+        if request.method == "POST":
+            read = await _read_body(request)
+            if read is None:
+                return _refusal(413, "request too large")
+            body = read
         if self.slots.locked():
             return _refusal(503, "busy: too many clones at once; try again shortly", retry=5)
         async with self.slots:
-            return await self._run_backend(request, git_dir, path)
+            return await self._run_backend(request, git_dir, path, body)
 
     def _git_dir(self) -> Path | None:
         git_dir = self.repository / ".git"
         return git_dir if (git_dir / "HEAD").is_file() else None
 
-    def _environment(self, request: web.Request, git_dir: Path, path: str) -> dict[str, str]:
+    def _environment(
+        self, request: web.Request, git_dir: Path, path: str, body: bytes
+    ) -> dict[str, str]:
+        """The CGI environment.  The body is handed over as aiohttp read
+        it, inflated when the client compressed it (git compresses longer
+        negotiations): so no Content-Encoding, and the inflated length."""
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "GIT_PROJECT_ROOT": str(git_dir),
@@ -87,19 +99,14 @@ class GitHttp:
             "CONTENT_TYPE": request.headers.get("Content-Type", ""),
             "REMOTE_ADDR": request.remote or "",
         }
-        # the protocol version the client asks for (v2), a compressed body
-        for header, variable in (
-            ("Git-Protocol", "HTTP_GIT_PROTOCOL"),
-            ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
-        ):
-            if header in request.headers:
-                environment[variable] = request.headers[header]
-        if request.content_length is not None:
-            environment["CONTENT_LENGTH"] = str(request.content_length)
+        if "Git-Protocol" in request.headers:  # the protocol version the client asks for (v2)
+            environment["HTTP_GIT_PROTOCOL"] = request.headers["Git-Protocol"]
+        if request.method == "POST":
+            environment["CONTENT_LENGTH"] = str(len(body))
         return environment
 
     async def _run_backend(
-        self, request: web.Request, git_dir: Path, path: str
+        self, request: web.Request, git_dir: Path, path: str, body: bytes
     ) -> web.StreamResponse:
         process = await asyncio.create_subprocess_exec(
             "git",
@@ -107,10 +114,10 @@ class GitHttp:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env=self._environment(request, git_dir, path),
+            env=self._environment(request, git_dir, path, body),
         )
         assert process.stdin and process.stdout and process.stderr
-        feeding = asyncio.create_task(_feed(request, process.stdin))
+        feeding = asyncio.create_task(_feed(body, process.stdin))
         response: web.StreamResponse | None = None
         try:
             async with asyncio.timeout(TIME_LIMIT):
@@ -146,12 +153,22 @@ def _refusal(status: int, text: str, *, retry: int | None = None) -> web.Respons
     return web.Response(status=status, text=text + "\n", headers=headers)
 
 
-async def _feed(request: web.Request, stdin: asyncio.StreamWriter) -> None:
+async def _read_body(request: web.Request) -> bytes | None:
+    """A POST's body as aiohttp reads it (inflated when it came compressed);
+    None past MAX_REQUEST_BYTES, inflated (a small gzip can hold much)."""
+    body = bytearray()
+    while chunk := await request.content.read(CHUNK):
+        body += chunk
+        if len(body) > MAX_REQUEST_BYTES:
+            return None
+    return bytes(body)
+
+
+async def _feed(body: bytes, stdin: asyncio.StreamWriter) -> None:
     """The request body into git, then end of input."""
     try:
-        while chunk := await request.content.read(CHUNK):
-            stdin.write(chunk)
-            await stdin.drain()
+        stdin.write(body)
+        await stdin.drain()
     except (BrokenPipeError, ConnectionResetError):
         pass  # git stopped reading: its answer says why
     finally:
