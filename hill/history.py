@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import fcntl
 import logging
 import os
 import re
 import shutil
 import signal
+import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +49,11 @@ QUIET_GIT = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
 # where a history that disagreed with the database is kept, never dropped
 DIVERGED = "refs/hill/diverged-"
 STOPS = {signal.SIGINT, signal.SIGTERM}
+# loose objects (about four a commit) that make the history packed again
+LOOSE_LIMIT = 100
+PACKING = "hill-packing"  # in .git: locked while a repack runs, its errors
+# everything in one pack (-a -d), with its bitmap; no dumb-HTTP info (-n)
+REPACK = ("repack", "-a", "-d", "-n", "-q", "--write-bitmap-index")
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class HillRepository:
         self.path = path
         self.branch = branch
         self.remote = remote
+        self._packing: subprocess.Popen[bytes] | None = None
         self._open()
 
     @property
@@ -193,6 +201,38 @@ class HillRepository:
             self._git("push", "--quiet", self.remote, f"HEAD:refs/heads/{self.branch}")
         except git.GitCommandError as error:
             log.error("pushing the hill repository to %s failed: %s", self.remote, error)
+
+    def pack(self) -> None:
+        """Once LOOSE_LIMIT loose objects have gathered, repack the history
+        in the background: one pack with a reachability bitmap, which a
+        clone is sent as it is (git's pack reuse) instead of every object
+        compressed again for each clone.  At a low priority, in a session
+        of its own (it may outlive this process); one at a time."""
+        if self._packing is not None:
+            if self._packing.poll() is None:
+                return
+            if self._packing.returncode != 0:
+                errors = (self.path / ".git" / PACKING).read_text(errors="replace")
+                log.warning("repacking the hill repository failed: %s", errors.strip()[-300:])
+            self._packing = None
+        status, counted = self._ask("count-objects")  # "N objects, M kilobytes"
+        if status != 0 or int(counted.split()[0]) < LOOSE_LIMIT:
+            return
+        with open(self.path / ".git" / PACKING, "wb") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # another process's repack is running
+            # the repack inherits the locked file (its stderr), locked until it ends
+            self._packing = subprocess.Popen(
+                ["nice", "-n", "10", "git", *QUIET_GIT, *REPACK],
+                cwd=self.path,
+                env={**os.environ, "GIT_DIR": str(self.path / ".git")},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=lock,
+                start_new_session=True,
+            )
 
     def log(self, limit: int | None = None) -> list[git.Commit]:
         """The last commits as GitPython objects, newest first."""

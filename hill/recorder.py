@@ -94,6 +94,7 @@ class HistoryRecorder:
         )
         self._note({change.event_id: sha})
         self.repository.push()
+        self.repository.pack()
 
     def catch_up(self) -> int:
         """Bring the repository in line with the database; returns how many
@@ -131,6 +132,7 @@ class HistoryRecorder:
             self._note({change.id: sha})
         if pending:
             self.repository.push()
+        self.repository.pack()
         return len(pending)
 
     def _set_aside(self, history: list[Commit], changes: list[HillEvent], agree: int) -> None:

@@ -6,6 +6,13 @@ and its answers back, in a subprocess so the event loop never waits on git.
 Only the read side is reachable: fetches, clones (shallow ones too) and
 pulls.  A push is refused here, before git sees it, and http-backend would
 refuse it anyway (anonymous receive-pack is off by default).
+
+A burst of clones waits its turn: a few git processes run at once (at a
+lower priority than the bot), the others queue, bounded in number and in
+time; git does not retry, so a 503 is kept for a queue that is full or
+too slow.  Each clone is cheap because the writer keeps the history in
+one pack with a reachability bitmap (hill.history): git sends that pack as
+it is rather than compressing every object again.
 """
 
 from __future__ import annotations
@@ -29,6 +36,11 @@ SMART_PATHS = re.compile(r"/(info/refs|git-upload-pack)")
 READ_SERVICE = "git-upload-pack"
 MAX_REQUEST_BYTES = 8 << 20  # a fetch's negotiation: wants and haves
 TIME_LIMIT = 120.0  # seconds for one request, then git is stopped
+BODY_SECONDS = 30.0  # to send a request's body
+CONCURRENT = 4  # git processes at once
+QUEUE = 200  # requests waiting for one, at most
+QUEUE_SECONDS = 60.0  # how long one waits, at most
+NICE = ("nice", "-n", "10")  # a clone never slows the bot's own work
 CHUNK = 1 << 16
 
 
@@ -40,12 +52,23 @@ def clone_url(request: web.Request) -> str:
 class GitHttp:
     """Bridges aiohttp requests to `git http-backend` for one repository.
 
-    At most `concurrent` git processes run at once; more requests get a 503
-    with Retry-After rather than piling up processes."""
+    At most `concurrent` git processes run at once; up to `queue` more
+    requests wait for one, each `queue_seconds` at most; beyond, a 503
+    with Retry-After."""
 
-    def __init__(self, repository: Path, *, concurrent: int = 4) -> None:
+    def __init__(
+        self,
+        repository: Path,
+        *,
+        concurrent: int = CONCURRENT,
+        queue: int = QUEUE,
+        queue_seconds: float = QUEUE_SECONDS,
+    ) -> None:
         self.repository = repository
         self.slots = asyncio.Semaphore(concurrent)
+        self.queue = queue
+        self.queue_seconds = queue_seconds
+        self.waiting = 0
 
     def routes(self) -> list[web.RouteDef]:
         return [
@@ -69,15 +92,36 @@ class GitHttp:
         if git_dir is None:
             return _refusal(404, "the hill has no history yet")
         body = b""
-        if request.method == "POST":
-            read = await _read_body(request)
+        if request.method == "POST":  # (before a turn: a slow sender holds none)
+            try:
+                async with asyncio.timeout(BODY_SECONDS):
+                    read = await _read_body(request)
+            except TimeoutError:
+                return _refusal(408, "the request took too long to send")
             if read is None:
                 return _refusal(413, "request too large")
             body = read
-        if self.slots.locked():
-            return _refusal(503, "busy: too many clones at once; try again shortly", retry=5)
-        async with self.slots:
+        if not await self._turn():
+            return _refusal(503, "busy: too many clones at once; try again shortly", retry=10)
+        try:
             return await self._run_backend(request, git_dir, path, body)
+        finally:
+            self.slots.release()
+
+    async def _turn(self) -> bool:
+        """Wait for a git slot (then hold it); False when the queue is full
+        or the wait too long."""
+        if self.slots.locked() and self.waiting >= self.queue:
+            return False
+        self.waiting += 1
+        try:
+            async with asyncio.timeout(self.queue_seconds):
+                await self.slots.acquire()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.waiting -= 1
 
     def _git_dir(self) -> Path | None:
         git_dir = self.repository / ".git"
@@ -109,6 +153,7 @@ class GitHttp:
         self, request: web.Request, git_dir: Path, path: str, body: bytes
     ) -> web.StreamResponse:
         process = await asyncio.create_subprocess_exec(
+            *NICE,
             "git",
             "http-backend",
             stdin=asyncio.subprocess.PIPE,
