@@ -1,6 +1,7 @@
 """The bot's wiring: the hill, the runner of its requests, the IRC client,
-the commands, the web report on the same event loop, logging, and the local
-IRC server."""
+the commands, the web report on the same event loop, logging, the local IRC
+server (started, or found running), and the process's life: SIGINT and
+SIGTERM stop it cleanly."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import structlog
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
 from bot.identity import Sender
-from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
+from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
 from bot.runner import Runner
 from bot.tournament import TournamentHost
@@ -84,14 +85,12 @@ class HillBot:
 
 
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
-    """Run the bot (and the web report) until Ctrl-C or SIGTERM."""
+    """Run the bot (and the web report) until Ctrl-C or SIGTERM; the local
+    IRC server, when it starts one, keeps running after."""
     configure_logging()
-    ircd = start_local_ircd(settings) if local_ircd else None
-    try:
-        asyncio.run(_serve(settings))
-    finally:
-        if ircd is not None:
-            ircd.stop()
+    if local_ircd:
+        start_local_ircd(settings)
+    asyncio.run(_serve(settings))
 
 
 async def _serve(settings: Settings) -> None:
@@ -142,21 +141,26 @@ def _stop_on_signal(stop: asyncio.Event, signum: int) -> None:
     stop.set()
 
 
-def start_local_ircd(settings: Settings) -> Ngircd | None:
-    """ngircd for a configured loopback server where nothing listens yet."""
+def start_local_ircd(settings: Settings) -> None:
+    """The local IRC server (bot.ircd), for a configured loopback server:
+    started when nothing listens there yet, found running otherwise (one a
+    bot before this one started, which players are still connected to)."""
     irc = settings.irc
-    if not is_loopback(irc.server) or listening(irc.server, irc.port):
-        return None
-    host = "::1" if ":" in irc.server else "127.0.0.1"
+    if not is_loopback(irc.server):
+        return
     directory = settings.hill.data_dir / "ircd"
-    channels = [c for c in (*irc.channels, irc.summary_channel) if c]
-    ircd = start_ngircd(directory, irc.port, channels, host)
+    if listening(irc.server, irc.port):
+        print(f"An IRC server is already running on {irc.server} port {irc.port}.", flush=True)
+        return
+    host = "::1" if ":" in irc.server else "127.0.0.1"
+    launch_keeper(directory, host, irc.port)
     channel = irc.channels[0] if irc.channels else "#bfjoust"
     print(
         f"A local IRC server is running on {irc.server} port {irc.port} (no TLS).\n"
         f"Connect with any IRC client, e.g. `irssi -c {irc.server} -p {irc.port}`,\n"
         f"join {channel} and try: {irc.command} mywarrior (>)*9([-]>)*21\n"
-        f"or {irc.command}-help.  Its configuration and log are in {directory}.",
+        f"or {irc.command}-help.  It keeps running when the bot stops, so players stay\n"
+        f"connected across restarts; `make stop-ircd` (python -m bot.ircd stop {directory})\n"
+        f"stops it.  Its configuration and log are in {directory}.",
         flush=True,
     )
-    return ircd
