@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 
 from history import program
-from trace_load import Prober, Sampler
+from trace_load import Prober, Sampler, prober_once_joined
 
-from bot.ircd import free_port, listening, start_ngircd
+from bot.ircd import free_port, start_ngircd
 from hill.config import HillSettings
 from hill.history import PACKING
 from hill.service import Hill
@@ -100,11 +100,7 @@ def main() -> None:
                 stderr=subprocess.STDOUT,
             )
         try:
-            while not listening("127.0.0.1", web_port):
-                time.sleep(0.1)
-            prober = Prober(irc_port)
-            while prober.ask(5) is None:  # until the bot has joined
-                pass
+            prober = prober_once_joined(irc_port, web_port)
             print("the repository:", packed(folder / "var" / "hill-repo"))
             alone, whole = Sampler([bot.pid], children=False), Sampler([bot.pid])
             threads = [threading.Thread(target=t.run) for t in (alone, whole, prober)]

@@ -151,6 +151,16 @@ class Prober:
             time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
 
 
+def prober_once_joined(irc_port: int, web_port: int) -> Prober:
+    """A prober, once the bot serves its web report and has joined."""
+    while not listening("127.0.0.1", web_port):
+        time.sleep(0.1)
+    prober = Prober(irc_port)
+    while prober.ask(5) is None:
+        pass
+    return prober
+
+
 @dataclass
 class Viewer:
     """One battle viewer's requests: statuses in order, and how long each took."""
@@ -234,11 +244,7 @@ def main() -> None:
                     )
                 )
         try:
-            while not listening("127.0.0.1", web_port):
-                time.sleep(0.1)
-            prober = Prober(irc_port)
-            while prober.ask(5) is None:  # until the bot has joined
-                pass
+            prober = prober_once_joined(irc_port, web_port)
             sampler = Sampler([p.pid for p in processes])
             threads = [threading.Thread(target=t.run) for t in (sampler, prober)]
             for thread in threads:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import os
 import random
 import signal
@@ -19,13 +18,12 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import ircservers
 import pytest
 from botharness import CHANNEL, run, wait_until
-from botprocess import BotProcess
+from botprocess import BotProcess, hill_busy, nick_free
 from ircclient import IrcTestClient
 from webhill import reference_programs
 
@@ -58,17 +56,6 @@ class SessionBot(BotProcess):
             self.process.send_signal(signal.SIGTERM)
         else:  # the whole group: Ctrl-C, or a kill of everything
             os.killpg(self.process.pid, getattr(signal, name))
-
-
-@contextlib.contextmanager
-def hill_lock(data: Path) -> Iterator[None]:
-    """The hill's lock, so that a running bot changes nothing meanwhile."""
-    with open(data / "hill.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def history(data: Path) -> list[tuple[str, list[int]]]:
@@ -149,10 +136,10 @@ def test_stops_while_six_submissions_are_in_flight_never_rewrite_history(
             await player.join(CHANNEL)
         watcher = players[0]
         for number, kind in enumerate(kinds):
-            await gone(watcher, bot.nick)
+            await nick_free(watcher, bot.nick)
             bot.start()
             await watcher.expect(lambda m: m.command == "JOIN" and m.nick == bot.nick, 30)
-            with hill_lock(bot.data):  # the start caught git up: all in line
+            with hill_busy(bot.data):  # the start caught git up: all in line
                 check_in_line(bot.data, handed)
             for index, player in enumerate(players):
                 code = programs[(number * PLAYERS + index) % len(programs)]
@@ -173,7 +160,7 @@ def test_stops_while_six_submissions_are_in_flight_never_rewrite_history(
                 counts = check_in_line(bot.data, handed)
             results.append(f"{kind} after {took:.2f} s: {counts[0]} commits, {counts[1]} events")
         # the last start plays what was left and delivers every answer
-        await gone(watcher, bot.nick)
+        await nick_free(watcher, bot.nick)
         bot.start()
         await wait_until(lambda: all(r[1] != "queued" for r in bot.requests()), 120, 0.1)
         await wait_until(lambda: all(r[3] for r in bot.requests()), 60, 0.1)
@@ -189,17 +176,6 @@ def test_stops_while_six_submissions_are_in_flight_never_rewrite_history(
     assert "Traceback" not in log, log[-5000:]
     assert len(handed) == len(hill_events(bot.data))
     assert len(results) == len(kinds)
-
-
-async def gone(watcher: IrcTestClient, nick: str) -> None:
-    """Until the server has let go of a stopped bot's nick."""
-    async with asyncio.timeout(30):
-        while True:
-            watcher.send(f"ISON {nick}")
-            online = await watcher.expect(lambda m: m.command == "303")
-            if nick.lower() not in online.text.lower().split():
-                return
-            await asyncio.sleep(0.1)
 
 
 if __name__ == "__main__":  # pragma: no cover

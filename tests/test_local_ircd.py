@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import os
 import signal
 import socket
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from botharness import RUSH, run, wait_until
+from botprocess import hill_busy
 from ircclient import IrcTestClient
 
 import bot.ircd
@@ -101,17 +101,6 @@ class MakeRun:
     def requests(self) -> list[tuple[str, str]]:
         with contextlib.closing(sqlite3.connect(self.data / "hill.sqlite3", timeout=10)) as db:
             return list(db.execute("SELECT owner || '.' || name, state FROM requests"))
-
-
-@contextlib.contextmanager
-def hill_busy(data: Path) -> Iterator[None]:
-    """The hill's lock, as a long `bfjoust hill rescore` would hold it."""
-    with open(data / "hill.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 async def bot_in_channel(player: IrcTestClient, nick: str) -> None:
