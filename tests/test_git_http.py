@@ -177,6 +177,21 @@ def test_a_compressed_request_past_the_limit_is_refused(busy) -> None:
     assert refused.value.code == 413
 
 
+def test_a_request_in_an_encoding_not_inflated_is_refused(busy) -> None:
+    server, _ = busy
+    request = urllib.request.Request(
+        f"{server.url}/hill.git/git-upload-pack",
+        data=gzip.compress(b"0000"),
+        headers={
+            "Content-Type": "application/x-git-upload-pack-request",
+            "Content-Encoding": "x-gzip",
+        },
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    assert refused.value.code == 415
+
+
 @pytest.mark.parametrize(
     "query",
     [

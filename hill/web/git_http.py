@@ -42,6 +42,8 @@ QUEUE = 200  # requests waiting for one, at most
 QUEUE_SECONDS = 60.0  # how long one waits, at most
 NICE = ("nice", "-n", "10")  # a clone never slows the bot's own work
 CHUNK = 1 << 16
+# the request encodings aiohttp inflates (what it does not, git would misread)
+INFLATED = frozenset({"", "identity", "gzip", "deflate", "br", "zstd"})
 
 
 def clone_url(request: web.Request) -> str:
@@ -91,6 +93,8 @@ class GitHttp:
         git_dir = self._git_dir()
         if git_dir is None:
             return _refusal(404, "the hill has no history yet")
+        if request.headers.get("Content-Encoding", "").strip().lower() not in INFLATED:
+            return _refusal(415, "unsupported Content-Encoding; git sends gzip")
         body = b""
         if request.method == "POST":  # (before a turn: a slow sender holds none)
             try:
