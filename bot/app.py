@@ -153,7 +153,8 @@ def start_local_ircd(settings: Settings) -> None:
         print(f"An IRC server is already running on {irc.server} port {irc.port}.", flush=True)
         return
     host = "::1" if ":" in irc.server else "127.0.0.1"
-    launch_keeper(directory, host, irc.port)
+    channels = [c for c in (*irc.channels, irc.summary_channel) if c]
+    launch_keeper(directory, host, irc.port, channels)
     channel = irc.channels[0] if irc.channels else "#bfjoust"
     print(
         f"A local IRC server is running on {irc.server} port {irc.port} (no TLS).\n"

@@ -59,7 +59,11 @@ INSPIRCD_CONFIG = """\
 <security>
 <performance>
 <module name="cap">
-"""
+<module name="permchannels">
+{channels}"""
+# the bot's channels exist from the start, with nobody as their operator
+# (as in ngircd's predefined channels): none is the first to join them
+PERMANENT_CHANNEL = '<permchannels channel="{name}" modes="nt">\n'
 
 CONFIG = """\
 [Global]
@@ -208,7 +212,7 @@ class CappedLog:
             self.write(line)
 
 
-def keep(directory: Path, host: str, port: int) -> int:
+def keep(directory: Path, host: str, port: int, channels: Sequence[str] = ()) -> int:
     """Run InspIRCd on host:port until SIGTERM or SIGINT, started again
     when it ends or spins; its output in the capped `ircd.log`.  Returns at
     once when another keeper runs in `directory`."""
@@ -225,7 +229,14 @@ def keep(directory: Path, host: str, port: int) -> int:
         signal.signal(signum, lambda *_: stopping.set())
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     config = directory / "inspircd.conf"
-    config.write_text(INSPIRCD_CONFIG.format(host=host, port=port, directory=directory.resolve()))
+    permanent = "".join(
+        PERMANENT_CHANNEL.format(name=name) for name in channels if not set(name) & set('"<>\n')
+    )
+    config.write_text(
+        INSPIRCD_CONFIG.format(
+            host=host, port=port, directory=directory.resolve(), channels=permanent
+        )
+    )
     (directory / "motd.txt").write_text("A local IRC server for the BF Joust hill\n")
     command = [INSPIRCD, f"--config={config.resolve()}", "--nofork"]
     if os.geteuid() == 0:
@@ -273,7 +284,7 @@ def _watch(server: subprocess.Popen[bytes], stopping: threading.Event) -> str | 
     return None
 
 
-def launch_keeper(directory: Path, host: str, port: int) -> None:
+def launch_keeper(directory: Path, host: str, port: int, channels: Sequence[str] = ()) -> None:
     """Start the keeper in a session of its own (a Ctrl-C at the terminal
     does not reach it: it outlives the bot) and wait until the server
     accepts connections; IrcdError if it does not."""
@@ -283,7 +294,7 @@ def launch_keeper(directory: Path, host: str, port: int) -> None:
         raise ValueError(f"the local IRC server binds to loopback only, not {host}")
     directory.mkdir(parents=True, exist_ok=True)
     keeper = subprocess.Popen(
-        [sys.executable, "-m", "bot.ircd", "keep", str(directory), host, str(port)],
+        [sys.executable, "-m", "bot.ircd", "keep", str(directory), host, str(port), *channels],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=open(directory / "keeper.err", "wb"),  # noqa: SIM115 - the child's
@@ -345,11 +356,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     kept.add_argument("directory", type=Path)
     kept.add_argument("host")
     kept.add_argument("port", type=int)
+    kept.add_argument("channels", nargs="*", metavar="CHANNEL", help="channels that always exist")
     stop = actions.add_parser("stop", help="stop the local IRC server kept in DIRECTORY")
     stop.add_argument("directory", type=Path)
     args = parser.parse_args(argv)
     if args.action == "keep":
-        return keep(args.directory, args.host, args.port)
+        return keep(args.directory, args.host, args.port, args.channels)
     if not (args.directory / "keeper.lock").exists() or not stop_keeper(args.directory):
         print(f"no local IRC server is kept in {args.directory}")
     else:
