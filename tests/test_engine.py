@@ -16,7 +16,8 @@ import pytest
 from conftest import warrior_path
 from refinterp import ReferenceEngine
 
-from hill import _engine, engine
+from hill import engine
+from hill.engine import _engine
 from hill.engine import ParseError, compile_program, joust
 
 Backend = ModuleType | type[ReferenceEngine]

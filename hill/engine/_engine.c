@@ -1,5 +1,5 @@
 /*
- * hill._engine: the native BF Joust engine (parse, compile, joust, trace).
+ * hill.engine._engine: the native BF Joust engine (parse, compile, joust, trace).
  *
  * The Python API lives in hill/engine.py; this file only does the hot work.
  *
@@ -993,7 +993,7 @@ static PyGetSetDef Program_getset[] = {
 
 static PyTypeObject ProgramType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "hill._engine.Program",
+    .tp_name = "hill.engine._engine.Program",
     .tp_basicsize = sizeof(ProgramObject),
     .tp_dealloc = (destructor)Program_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -1137,7 +1137,7 @@ static PyMethodDef engine_methods[] = {
 };
 
 static struct PyModuleDef engine_module = {
-    PyModuleDef_HEAD_INIT, "hill._engine", "Native BF Joust engine.", -1, engine_methods,
+    PyModuleDef_HEAD_INIT, "hill.engine._engine", "Native BF Joust engine.", -1, engine_methods,
 };
 
 /* The names of the parse errors, in code order, as a tuple. */
@@ -1164,7 +1164,7 @@ PyMODINIT_FUNC PyInit__engine(void)
     if (!m)
         return NULL;
     PyObject *errors = parse_error_names();
-    ParseErrorType = PyErr_NewException("hill._engine.ParseError", PyExc_ValueError, NULL);
+    ParseErrorType = PyErr_NewException("hill.engine._engine.ParseError", PyExc_ValueError, NULL);
     Py_INCREF(&ProgramType);
     if (PyModule_AddObject(m, "Program", (PyObject *)&ProgramType) < 0 ||
         PyModule_AddObject(m, "ParseError", ParseErrorType) < 0 ||

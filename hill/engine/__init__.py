@@ -1,6 +1,6 @@
 """The BF Joust engine: compile programs once, joust them many times.
 
-A thin typed layer over the native module `hill._engine`, which does the hot
+A thin typed layer over the native module `hill.engine._engine`, which does the hot
 work (parse, compile, joust, trace) with the GIL released.
 
     >>> left = compile_program("(>)*9([-]>)*21")
@@ -19,7 +19,7 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
-from hill import _engine
+from hill.engine import _engine
 
 # the rules' numbers, as the native engine plays them
 MIN_TAPE: int = _engine.MIN_TAPE
