@@ -25,9 +25,9 @@ from hill.arena import Arena, Executor
 from hill.config import HillSettings
 from hill.errors import HillError
 from hill.faults import crash_point
-from hill.history import HillRepository
+from hill.history.recorder import Change, HistoryRecorder
+from hill.history.repository import HillRepository
 from hill.queries import DATABASE, HillQueries, code_by_hash
-from hill.recorder import Change, HistoryRecorder
 from hill.standings import Contestant, Entry, Standings, rank
 from hill.storage import (
     Database,

@@ -17,8 +17,7 @@ from conftest import warrior_path
 from refinterp import ReferenceEngine
 
 from hill import engine
-from hill.engine import _engine
-from hill.engine import ParseError, compile_program, joust
+from hill.engine import ParseError, _engine, compile_program, joust
 
 Backend = ModuleType | type[ReferenceEngine]
 

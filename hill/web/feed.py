@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 
 from feedgen.feed import FeedGenerator
 
+from hill.history.recorder import commit_title
 from hill.queries import HillEvent
-from hill.recorder import commit_title
 
 ENTRIES = 50
 # characters XML 1.0 cannot hold (feedgen refuses them rather than drop them)

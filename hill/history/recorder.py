@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from sqlalchemy import select, update
 
 from hill import names
-from hill.history import HillRepository
+from hill.history.repository import HillRepository
 from hill.queries import HillEvent, HillQueries
 from hill.reports import text_report
 from hill.standings import Standings
