@@ -16,7 +16,7 @@ import time
 import numpy as np
 from varied import REFERENCE, reference_outcomes
 
-from hill import scoring, statistics
+from hill.rules import scoring, statistics
 
 
 def hill_2013() -> np.ndarray:

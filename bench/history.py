@@ -22,8 +22,8 @@ from pathlib import Path
 import aiohttp
 
 from hill.config import HillSettings, WebSettings
-from hill.service import Hill
 from hill.web.server import start_web
+from hill.writers.hill import Hill
 
 WARRIORS = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference" / "warriors"
 LUGH = (WARRIORS / "esohill-20241026" / "Lymia.lugh.bfjoust").read_bytes()

@@ -51,9 +51,10 @@ from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
 from varied import reference_pool, varied_pool
 
-from hill import arena, engine, scoring
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
 from hill.ladder import ladder
+from hill.rules import scoring
 
 METHODS = {
     "ladder": ("markov", False),

@@ -22,9 +22,9 @@ from varied import reference_pool, varied_pool
 
 from bot.ladder import BATCH, REFIT_SECONDS
 from hill.config import HillSettings
-from hill.ladder_service import ArchiveLadder
-from hill.names import from_file
-from hill.service import Hill
+from hill.rules.names import from_file
+from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder
 
 
 def main() -> None:

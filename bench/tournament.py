@@ -25,9 +25,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hill.arena import Arena
+from hill.engine.arena import Arena
+from hill.play.tournament import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 REFERENCE = TESTS / "data" / "reference"
@@ -91,7 +91,7 @@ def round_robin(generated: int, dask: bool) -> None:
     print(f"  local cores:   {local_wall:7.1f} s  {jousts / local_wall:8.0f} jousts/s")
     if not dask:
         return
-    from hill.tournaments.dask_executor import DaskExecutor
+    from hill.play.cluster import DaskExecutor
 
     with dask_cluster(workers=2) as address, DaskExecutor(address) as executor:
         remote, remote_wall = timed_run(plan, programs, Arena(executor))

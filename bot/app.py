@@ -20,8 +20,8 @@ from bot.runner import Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.logs import configure_logging
-from hill.requests import Request
-from hill.service import Hill
+from hill.store.requests import Request
+from hill.writers.hill import Hill
 
 log = structlog.get_logger(__name__)
 

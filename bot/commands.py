@@ -24,14 +24,14 @@ from bot.ladder import LadderCommand
 from bot.runner import Runner
 from bot.throttle import RateLimiter
 from bot.tournament import TournamentCommand, TournamentHost
-from hill import names
 from hill.config import Settings
-from hill.hill_stats import StatisticsByState
-from hill.requests import QueueFull
-from hill.service import Hill, HillError
-from hill.standings import Standings
-from hill.statistics import Statistics
-from hill.uploads import UploadLinks
+from hill.rules import names
+from hill.rules.standings import Standings
+from hill.rules.statistics import Statistics
+from hill.store.requests import QueueFull
+from hill.store.state_statistics import StatisticsByState
+from hill.store.uploads import UploadLinks
+from hill.writers.hill import Hill, HillError
 
 log = structlog.get_logger(__name__)
 

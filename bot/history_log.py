@@ -3,9 +3,9 @@ the link to its commit's page in the web report."""
 
 from __future__ import annotations
 
-from hill import names
 from hill.history.recorder import commit_title
-from hill.queries import HillEvent, HillQueries
+from hill.rules import names
+from hill.store.queries import HillEvent, HillQueries
 
 SHOWN = 3
 SHA_DIGITS = 12  # of a commit in its link (the page takes 7 or more)

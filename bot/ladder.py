@@ -23,10 +23,10 @@ import structlog
 from bot.client import Incoming
 from hill.config import LadderSettings
 from hill.errors import HillError
-from hill.ladder.archive import Board, Row, read_board
-from hill.ladder_service import ArchiveLadder
-from hill.requests import RequestBook
-from hill.service import Hill
+from hill.store.ladder import Board, Row, read_board
+from hill.store.requests import RequestBook
+from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder
 
 log = structlog.get_logger(__name__)
 

@@ -28,9 +28,9 @@ from sqlalchemy.orm import Session
 
 from hill.config import Settings
 from hill.faults import crash_point
-from hill.requests import Request, RequestBook
-from hill.service import Hill, HillError, Report
-from hill.storage import ARRIVALS
+from hill.store.database import ARRIVALS
+from hill.store.requests import Request, RequestBook
+from hill.writers.hill import Hill, HillError, Report
 
 log = structlog.get_logger(__name__)
 

@@ -23,17 +23,17 @@ from concurrent.futures import ThreadPoolExecutor
 import structlog
 
 from bot.client import Incoming
-from hill.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
 from hill.config import Settings
+from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
 from hill.errors import HillError
-from hill.requests import RequestBook
-from hill.service import Hill
-from hill.tournament_service import HillTournaments
+from hill.play.cluster import executor_for
+from hill.play.tournament import FORMATS
+from hill.store.pools import POOLS_HELP
+from hill.store.requests import RequestBook
+from hill.store.tournaments import TournamentSummary, latest, tournament
 from hill.tournaments import TournamentError
-from hill.tournaments.dask_executor import executor_for
-from hill.tournaments.hill_pools import POOLS_HELP
-from hill.tournaments.records import TournamentSummary, latest, tournament
-from hill.tournaments.runner import FORMATS
+from hill.writers.hill import Hill
+from hill.writers.tournaments import HillTournaments
 
 log = structlog.get_logger(__name__)
 

@@ -3,7 +3,7 @@
 from alembic import context
 from sqlalchemy import create_engine
 
-from hill.storage import Base
+from hill.store.database import Base
 
 config = context.config
 engine = config.attributes.get("engine") or create_engine(config.get_main_option("sqlalchemy.url"))

@@ -14,7 +14,7 @@ from ircclient import IrcTestClient
 
 from bot.app import HillBot
 from hill.config import HillSettings, IrcSettings, LadderSettings, Settings, WebSettings
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 CHANNEL = "#bfjoust"
 NEWS = "#hill-news"

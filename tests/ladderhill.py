@@ -8,8 +8,8 @@ from pathlib import Path
 from conftest import REFERENCE, warrior_path
 
 from hill.config import HillSettings
-from hill.names import from_file
-from hill.service import Hill
+from hill.rules.names import from_file
+from hill.writers.hill import Hill
 
 
 def reference(count: int, start: int = 0) -> list[tuple[str, bytes]]:

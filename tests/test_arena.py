@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hill import arena, engine, scoring
-from hill.storage import Database, Joust
+from hill import engine
+from hill.engine import arena
+from hill.rules import scoring
+from hill.store.database import Database, Joust
 
 RUSH, IDLE, DECOY = b"(>)*9([-]>)*21", b"[]", b">(+)*30>(-)*30(>)*7([-]>)*21"
 

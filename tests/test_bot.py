@@ -9,8 +9,8 @@ from botharness import CHANNEL, NEWS, RUSH, TRAIL, bot_settings, run, running_bo
 from ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
-from hill.service import Hill
-from hill.statistics import hill_statistics
+from hill.rules.statistics import hill_statistics
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from bot.fetch import FetchError, fetch_program
 from bot.ircd import Ngircd
-from hill.storage import Program
+from hill.store.database import Program
 
 ngircd = ircservers.ngircd  # the fixture
 

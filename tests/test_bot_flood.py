@@ -20,7 +20,7 @@ from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
 from ircclient import IrcTestClient
 from ircservers import Inspircd, start_inspircd
 
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 FLOOD = 1000  # lines in one write
 GOAL = 3.0  # seconds: every probe should be answered within this

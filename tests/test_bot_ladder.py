@@ -19,9 +19,9 @@ from ladderhill import archive_hill, reference
 from bot.ircd import Ngircd
 from bot.ladder import BATCH, top_text, version_text
 from hill.config import LadderSettings
-from hill.ladder import archive
-from hill.ladder_service import ArchiveLadder
-from hill.requests import Request
+from hill.store import ladder as archive
+from hill.store.requests import Request
+from hill.writers.ladder import ArchiveLadder
 
 ngircd = ircservers.ngircd  # the fixture
 

@@ -10,7 +10,7 @@ from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
 from ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 LINK = re.compile(r" https://hill\.example\.org/commit/([0-9a-f]{12})$")

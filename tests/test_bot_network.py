@@ -16,7 +16,7 @@ import bot.client
 from bot.commands import top_line
 from bot.ircd import Ngircd, free_port, start_ngircd
 from hill.config import HillSettings
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 

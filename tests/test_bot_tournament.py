@@ -17,8 +17,8 @@ from ladderhill import archive_hill
 from bot.ircd import Ngircd
 from bot.tournament import progress_text
 from hill.config import HillSettings
-from hill.service import Hill
-from hill.tournaments.records import latest, tournament
+from hill.store.tournaments import latest, tournament
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 

@@ -20,8 +20,8 @@ from sqlalchemy import select
 
 from bot.ircd import free_port, listening, stop_process
 from hill.config import HillSettings
-from hill.service import Hill
-from hill.storage import Event, Program
+from hill.store.database import Event, Program
+from hill.writers.hill import Hill
 
 OPPONENTS = [
     "esohill-20131008/ais523_defend7.bfjoust",

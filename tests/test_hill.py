@@ -13,10 +13,10 @@ from conftest import REFERENCE, warrior_path
 from sqlalchemy import select
 
 from hill.config import HillSettings
-from hill.names import from_file
-from hill.reports import breakdown, json_report, text_report
-from hill.service import Hill, HillError
-from hill.storage import Database, Event, Program, schema_revision
+from hill.rules.names import from_file
+from hill.rules.reports import breakdown, json_report, text_report
+from hill.store.database import Database, Event, Program, schema_revision
+from hill.writers.hill import Hill, HillError
 
 RUSH = b"(>)*9([-]>)*21"
 SLOW_RUSH = b"(>)*9(.)*40([-]>)*21"

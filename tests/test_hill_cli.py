@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import warrior_path
 
-from hill.statistics import STATS_FIELDS
+from hill.rules.statistics import STATS_FIELDS
 
 
 def hill(data: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:

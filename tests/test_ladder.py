@@ -14,10 +14,11 @@ from scipy.optimize import brentq
 from scipy.special import expit, logit
 from scipy.stats import norm, spearmanr
 
-from hill import arena, engine, scoring
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
 from hill.ladder import estimate, ladder, pairing, seeding
 from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
+from hill.rules import scoring
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from varied import reference_outcomes

@@ -22,18 +22,20 @@ from alembic.migration import MigrationContext
 from ladderhill import archive_hill, reference
 from scipy.special import logit
 
-import hill.requests
-import hill.tournaments.records  # noqa: F401
+import hill.store.requests
+import hill.store.tournaments  # noqa: F401
 from bot.ladder import rest_after, top_text, version_text
-from hill import arena, engine
+from hill import engine
 from hill.config import HillSettings
+from hill.engine import arena
 from hill.errors import HillError
-from hill.ladder import archive, seeding
+from hill.ladder import seeding
 from hill.ladder.ladder import rate
-from hill.ladder_service import ArchiveLadder, refit_due
-from hill.service import Hill
-from hill.statistics import STATS_FIELDS
-from hill.storage import Base, schema_revision
+from hill.rules.statistics import STATS_FIELDS
+from hill.store import ladder as archive
+from hill.store.database import Base, schema_revision
+from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder, refit_due
 
 
 def stored_jousts(database: Path) -> dict[tuple[str, str], bytes]:

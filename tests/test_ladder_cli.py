@@ -9,9 +9,10 @@ from pathlib import Path
 
 from conftest import REFERENCE
 
-from hill import engine, scoring
+from hill import engine
 from hill.cli import full_matrix
-from hill.statistics import STATS_FIELDS
+from hill.rules import scoring
+from hill.rules.statistics import STATS_FIELDS
 
 WIKI = sorted(str(p) for p in (REFERENCE / "warriors" / "wiki").glob("*.bfjoust"))
 

@@ -17,14 +17,15 @@ import pytest
 from conftest import REFERENCE
 from sqlalchemy import select
 
-from hill import arena, engine
+from hill import engine
 from hill.config import HillSettings
+from hill.engine import arena
 from hill.errors import HillError
-from hill.queries import HillQueries
-from hill.reports import json_report, text_report
-from hill.service import Hill
-from hill.statistics import STATS_FIELDS
-from hill.storage import Database, Joust, Program, schema_revision
+from hill.rules.reports import json_report, text_report
+from hill.rules.statistics import STATS_FIELDS
+from hill.store.database import Database, Joust, Program, schema_revision
+from hill.store.queries import HillQueries
+from hill.writers.hill import Hill
 
 FIXTURE = REFERENCE.parent / "hill-0002"
 EXPECTED = json.loads((FIXTURE / "expected.json").read_text())

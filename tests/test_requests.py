@@ -15,14 +15,14 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
-import hill.ladder.archive
-import hill.tournaments.records  # noqa: F401  (and the tournaments')
+import hill.store.ladder
+import hill.store.tournaments  # noqa: F401  (and the tournaments')
 from bot.runner import MAX_ATTEMPTS, Runner, answer_text
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.requests import QueueFull, Request, RequestBook
-from hill.service import Hill, Report
-from hill.storage import Base, Event, schema_revision
-from hill.uploads import LinkRefused, UploadLinks
+from hill.store.database import Base, Event, schema_revision
+from hill.store.requests import QueueFull, Request, RequestBook
+from hill.store.uploads import LinkRefused, UploadLinks
+from hill.writers.hill import Hill, Report
 
 RUSH = b"(>)*9([-]>)*21"
 TRAIL = b">(+)*10>(-)*10(>)*6([+]>)*21"

@@ -10,7 +10,8 @@ from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hill import engine, scoring
+from hill import engine
+from hill.rules import scoring
 
 
 def fixture_matrix() -> tuple[np.ndarray, dict[str, list[float]]]:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from test_scoring import fixture_matrix, scores_of
 
-from hill import scoring, statistics
-from hill.statistics import Record
+from hill.rules import scoring, statistics
+from hill.rules.statistics import Record
 
 
 def joust(won: int, tied: int, lost: int) -> np.ndarray:

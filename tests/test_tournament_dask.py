@@ -20,12 +20,12 @@ from conftest import REFERENCE
 from daskcluster import DaskCluster
 from test_tournament_cli import count_matches
 
-from hill import arena
-from hill.arena import Arena
+from hill.engine import arena
+from hill.engine.arena import Arena
+from hill.play.cluster import DaskExecutor
+from hill.play.tournament import ROUND_ROBIN, Tournament, TournamentPlan
 from hill.tournaments import TournamentError
-from hill.tournaments.dask_executor import DaskExecutor
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.runner import ROUND_ROBIN, Tournament, TournamentPlan
 
 
 @pytest.fixture(scope="module")

@@ -21,20 +21,20 @@ from alembic.migration import MigrationContext
 from ladderhill import archive_hill, reference
 from sqlalchemy import func, select
 
-import hill.ladder.archive
-import hill.requests  # noqa: F401  (and the request book's)
-from hill.arena import Arena
+import hill.store.ladder
+import hill.store.requests  # noqa: F401  (and the request book's)
 from hill.config import HillSettings
-from hill.service import Hill
-from hill.storage import Base, Joust, schema_revision
-from hill.tournament_service import HillTournaments
+from hill.engine.arena import Arena
+from hill.play.tournament import Tournament, TournamentPlan
+from hill.store.database import Base, Joust, schema_revision
+from hill.store.pools import archive_entrants, hill_pool, join_pools
+from hill.store.tournaments import progress_mark, progress_marks, tournament, tournaments
 from hill.tournaments import TournamentError
-from hill.tournaments.hill_pools import archive_entrants, hill_pool, join_pools
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.records import progress_mark, progress_marks, tournament, tournaments
-from hill.tournaments.runner import Tournament, TournamentPlan
 from hill.web import tournament_data
 from hill.web.tournament_reader import TournamentReader
+from hill.writers.hill import Hill
+from hill.writers.tournaments import HillTournaments
 
 
 def stored_jousts(hill: Hill) -> int:

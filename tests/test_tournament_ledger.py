@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 import pytest
 from conftest import REFERENCE
 
-from hill.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
+from hill.engine.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
+from hill.play.tournament import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 from hill.tournaments.ledger import Ledger, LedgerError, MatchStatus, MemoryStore
-from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
 
 
 def test_a_round_is_created_whole_checked_out_and_committed() -> None:

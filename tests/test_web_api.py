@@ -26,7 +26,7 @@ from webhill import (
 )
 
 from hill import engine
-from hill.reports import json_report
+from hill.rules.reports import json_report
 
 RUSH = b"(>)*9([-]>)*21"
 IDLE = b"[]"

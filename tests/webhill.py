@@ -37,10 +37,10 @@ from selenium.webdriver.support.wait import WebDriverWait
 from bot.ircd import free_port, listening
 from hill import engine
 from hill.config import HillSettings, WebSettings
-from hill.names import from_file
-from hill.service import Hill
-from hill.standings import Standings
+from hill.rules.names import from_file
+from hill.rules.standings import Standings
 from hill.web.server import start_web
+from hill.writers.hill import Hill
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 from sqlalchemy import select, update
 
-from hill import names
 from hill.history.repository import HillRepository
-from hill.queries import HillEvent, HillQueries
-from hill.reports import text_report
-from hill.standings import Standings
-from hill.storage import HILL_CHANGES, Database, Event, EventKind
+from hill.rules import names
+from hill.rules.reports import text_report
+from hill.rules.standings import Standings
+from hill.store.database import HILL_CHANGES, Database, Event, EventKind
+from hill.store.queries import HillEvent, HillQueries
 
 REPORT = "report.txt"
 COMMIT_MESSAGES = {

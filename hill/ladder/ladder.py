@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hill import arena, engine, scoring, statistics
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
 from hill.ladder import pairing, seeding
 from hill.ladder.estimate import (
     BATTLES,
@@ -28,6 +28,7 @@ from hill.ladder.estimate import (
     tie_rates,
 )
 from hill.ladder.ratings import Games, Ratings, fit
+from hill.rules import scoring, statistics
 
 # plays jousts (first, second) between pool indices; outcomes from first's side
 Player = Callable[[Sequence[tuple[int, int]]], Sequence[JoustResult]]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
-from hill.arena import Played
+from hill.engine.arena import Played
 from hill.tournaments.match import MatchResult, Round
 
 

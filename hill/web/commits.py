@@ -24,12 +24,12 @@ from typing import Any, TypeVar
 from aiohttp import web
 from cachetools import LRUCache
 
-from hill import names
-from hill.arena import code_hash
+from hill.engine.arena import code_hash
 from hill.errors import HillError
-from hill.queries import HillEvent, HillQueries, Version
-from hill.storage import iso_utc
-from hill.web import api
+from hill.rules import names
+from hill.store.database import iso_utc
+from hill.store.queries import HillEvent, HillQueries, Version
+from hill.web import data as api
 from hill.web.code_diff import code_diff
 from hill.web.git_reader import ChangedFile, GitCommit, GitReader, GitUnavailable
 from hill.web.state import NotFound, Timeline

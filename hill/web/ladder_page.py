@@ -14,9 +14,9 @@ from typing import Any
 from aiohttp import web
 from sqlalchemy import func, select
 
-from hill.ladder import archive
 from hill.ladder.report import board_json
-from hill.storage import Database, Event
+from hill.store import ladder as archive
+from hill.store.database import Database, Event
 from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.views import page
 

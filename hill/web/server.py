@@ -18,9 +18,9 @@ from aiohttp import web
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.logs import configure_logging
-from hill.queries import HillQueries
-from hill.requests import RequestBook
-from hill.uploads import UploadLinks
+from hill.store.queries import HillQueries
+from hill.store.requests import RequestBook
+from hill.store.uploads import UploadLinks
 from hill.web import history_views, ladder_page, tournament_views, upload
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp

@@ -22,11 +22,11 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill import names
-from hill.queries import HillEvent, HillQueries
-from hill.standings import Entry, Standings
-from hill.statistics import Statistics, hill_statistics
-from hill.storage import ARRIVALS
+from hill.rules import names
+from hill.rules.standings import Entry, Standings
+from hill.rules.statistics import Statistics, hill_statistics
+from hill.store.database import ARRIVALS
+from hill.store.queries import HillEvent, HillQueries
 from hill.web.reader_thread import ThreadedReader
 
 T = TypeVar("T")

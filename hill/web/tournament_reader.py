@@ -18,9 +18,10 @@ from aiohttp import web
 from cachetools import LRUCache
 from sqlalchemy import select
 
-from hill import arena, engine
-from hill.storage import Database, Program
-from hill.tournaments import records
+from hill import engine
+from hill.engine import arena
+from hill.store import tournaments as records
+from hill.store.database import Database, Program
 from hill.web import tournament_data
 from hill.web.reader_thread import ThreadedReader
 from hill.web.state import NotFound

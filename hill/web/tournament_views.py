@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.storage import Database
+from hill.store.database import Database
 from hill.web.reader_thread import serve
 from hill.web.state import NotFound
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from cachetools import LRUCache
 
 from hill import engine
-from hill.arena import CodeOf, ProgramCache
+from hill.engine.arena import CodeOf, ProgramCache
 from hill.web import thumbnail, trace_pieces
 
 COMPILED_PROGRAMS = 32

@@ -19,12 +19,12 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from hill.requests import OPEN, QueueFull, RequestBook
-from hill.service import HillError, check_program
-from hill.storage import iso_utc
-from hill.uploads import LinkRefused, LinkState, UploadLinks
+from hill.store.database import iso_utc
+from hill.store.requests import OPEN, QueueFull, RequestBook
+from hill.store.uploads import LinkRefused, LinkState, UploadLinks
 from hill.web.render import render
 from hill.web.state import NotFound
+from hill.writers.hill import HillError, check_program
 
 routes = web.RouteTableDef()
 TOKEN = "/upload/{token:[A-Za-z0-9_-]{1,100}}"

@@ -17,8 +17,8 @@ from typing import Any
 from aiohttp import web
 
 from hill import engine
-from hill.names import is_full_name
-from hill.web import api
+from hill.rules.names import is_full_name
+from hill.web import data as api
 from hill.web.commits import HISTORY
 from hill.web.render import render
 from hill.web.state import READER, HillReader, NotFound, Snapshot

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hill import engine, scoring, statistics
-from hill.standings import Entry, Standings
+from hill import engine
+from hill.rules import scoring, statistics
+from hill.rules.standings import Entry, Standings
 
 
 def rank_change(entry: Entry) -> str:

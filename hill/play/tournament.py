@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hill import arena
-from hill.arena import Arena, Pair, Played
+from hill.engine import arena
+from hill.engine.arena import Arena, Pair, Played
 from hill.tournaments import round_robin
 from hill.tournaments.criteria import CRITERIA, swiss_standings
 from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch

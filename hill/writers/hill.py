@@ -20,16 +20,17 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy.orm import Session
 
-from hill import arena, changes, engine, names
-from hill.arena import Arena, Executor
+from hill import engine
 from hill.config import HillSettings
+from hill.engine import arena
+from hill.engine.arena import Arena, Executor
 from hill.errors import HillError
 from hill.faults import crash_point
 from hill.history.recorder import Change, HistoryRecorder
 from hill.history.repository import HillRepository
-from hill.queries import DATABASE, HillQueries, code_by_hash
-from hill.standings import Contestant, Entry, Standings, rank
-from hill.storage import (
+from hill.rules import changes, names
+from hill.rules.standings import Contestant, Entry, Standings, rank
+from hill.store.database import (
     Database,
     Event,
     EventKind,
@@ -38,6 +39,7 @@ from hill.storage import (
     ProgramStatus,
     utcnow,
 )
+from hill.store.queries import DATABASE, HillQueries, code_by_hash
 
 __all__ = ["Hill", "HillError", "Record", "Report", "check_program"]
 

@@ -20,7 +20,7 @@ from typing import TypeVar
 import numpy as np
 
 from hill import engine
-from hill.arena import CodeOf, Executor, Pair, Played, ProgramCache
+from hill.engine.arena import CodeOf, Executor, Pair, Played, ProgramCache
 from hill.tournaments import TournamentError
 
 BATCH = 256  # jousts per task at most: a task costs the scheduler about a millisecond

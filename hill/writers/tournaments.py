@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import secrets
 
-from hill import arena
-from hill.arena import Arena
-from hill.queries import code_by_hash
-from hill.service import Hill
-from hill.tournaments import TournamentError
-from hill.tournaments.criteria import CRITERIA
-from hill.tournaments.hill_pools import hill_pool
-from hill.tournaments.records import (
+from hill.engine import arena
+from hill.engine.arena import Arena
+from hill.play.tournament import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.store.pools import hill_pool
+from hill.store.queries import code_by_hash
+from hill.store.tournaments import (
     HillLedgerStore,
     TournamentRow,
     TournamentView,
@@ -32,7 +30,9 @@ from hill.tournaments.records import (
     tournament,
     unfinished,
 )
-from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.tournaments import TournamentError
+from hill.tournaments.criteria import CRITERIA
+from hill.writers.hill import Hill
 
 
 class HillTournaments:

@@ -26,7 +26,7 @@ from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
 from hill import engine
-from hill.storage import Joust
+from hill.store.database import Joust
 
 Pair = tuple[str, str]  # (left hash, right hash), the left one the lower
 CodeOf = Callable[[str], bytes]  # a program's code by its hash

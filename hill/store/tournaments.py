@@ -31,13 +31,13 @@ from typing import Any
 from sqlalchemy import ForeignKey, String, Text, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from hill import arena
-from hill.arena import Played
-from hill.storage import Base, Database, iso_utc, utcnow
+from hill.engine import arena
+from hill.engine.arena import Played
+from hill.play.tournament import TournamentPlan, result_json
+from hill.store.database import Base, Database, iso_utc, utcnow
+from hill.store.ledger_rows import stored_changes, write_statement
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Change, Ledger, MatchStatus
-from hill.tournaments.ledger_rows import stored_changes, write_statement
-from hill.tournaments.runner import TournamentPlan, result_json
 
 
 class TournamentRow(Base):

@@ -15,10 +15,11 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, aliased
 
-from hill import arena, names
+from hill.engine import arena
 from hill.errors import HillError
-from hill.standings import Contestant, Entry, Standings
-from hill.storage import (
+from hill.rules import names
+from hill.rules.standings import Contestant, Entry, Standings
+from hill.store.database import (
     ARRIVALS,
     HILL_CHANGES,
     Database,

@@ -20,10 +20,10 @@ from typing import Any
 from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_engine, event, select
 from sqlalchemy.exc import DatabaseError
 
-from hill.arena import Played
+from hill.engine.arena import Played
+from hill.store.ledger_rows import stored_changes, write_statement
 from hill.tournaments import TournamentError
 from hill.tournaments.ledger import Change
-from hill.tournaments.ledger_rows import stored_changes, write_statement
 
 metadata = MetaData()
 plan_table = Table(

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from hill import engine, scoring
+from hill import engine
+from hill.rules import scoring
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, update
 
-from hill.requests import Request, RequestBook, UploadLink
-from hill.storage import Database, utcnow
+from hill.store.database import Database, utcnow
+from hill.store.requests import Request, RequestBook, UploadLink
 
 TOKEN_BYTES = 24  # 192 random bits, URL-safe base64
 KEEP_USED = dt.timedelta(days=7)  # a used link shows its result this long

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hill import names
 from hill.config import ConfigError, HillSettings, Settings, load_settings
 from hill.errors import HillError
-from hill.queries import HillQueries
-from hill.reports import breakdown, json_report, text_report
-from hill.service import Hill
-from hill.storage import NotReady
+from hill.rules import names
+from hill.rules.reports import breakdown, json_report, text_report
+from hill.store.database import NotReady
+from hill.store.queries import HillQueries
+from hill.writers.hill import Hill
 
 
 class CommandError(Exception):

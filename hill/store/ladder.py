@@ -49,12 +49,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from hill import arena, names
-from hill.engine import JoustResult
+from hill.engine import JoustResult, arena
 from hill.ladder import seeding
 from hill.ladder.ladder import Ladder, Standing, ranking
-from hill.statistics import Statistics
-from hill.storage import Base, Database, Joust, Program, ProgramStatus, utcnow
+from hill.rules import names
+from hill.rules.statistics import Statistics
+from hill.store.database import Base, Database, Joust, Program, ProgramStatus, utcnow
 
 
 class LadderVersion(Base):

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import threading
 
-from hill.queries import HillQueries
-from hill.standings import Standings
-from hill.statistics import Statistics, hill_statistics
+from hill.rules.standings import Standings
+from hill.rules.statistics import Statistics, hill_statistics
+from hill.store.queries import HillQueries
 
 
 class StatisticsByState:

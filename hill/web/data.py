@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from hill import engine
-from hill.queries import HillEvent
-from hill.reports import json_report
-from hill.storage import iso_utc
+from hill.rules.reports import json_report
+from hill.store.database import iso_utc
+from hill.store.queries import HillEvent
 from hill.web.state import Snapshot, Timeline
 
 TAPES = list(engine.TAPE_LENGTHS)

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from hill import engine, scoring
+from hill import engine
+from hill.rules import scoring
 
 BOOTSTRAP_RESAMPLES = 200
 BOOTSTRAP_SEED = 0

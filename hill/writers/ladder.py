@@ -25,11 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hill import arena
-from hill.arena import Arena, LocalExecutor
+from hill.engine import arena
+from hill.engine.arena import Arena, LocalExecutor
 from hill.faults import crash_point
-from hill.ladder import archive
-from hill.ladder.archive import Version
 from hill.ladder.ladder import (
     Ladder,
     ladder_statistics,
@@ -38,8 +36,10 @@ from hill.ladder.ladder import (
     single_threaded_blas,
     standing,
 )
-from hill.queries import code_by_hash
-from hill.service import Hill
+from hill.store import ladder as archive
+from hill.store.ladder import Version
+from hill.store.queries import code_by_hash
+from hill.writers.hill import Hill
 
 RULE = "markov"  # the pairing rule (hill.ladder.pairing)
 # refits take at most about this share of the ladder's time: a refit is

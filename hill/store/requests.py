@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, LargeBinary, String, func, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from hill.storage import Base, Database, utcnow
+from hill.store.database import Base, Database, utcnow
 
 OPEN = ("queued", "running")
 FINISHED = ("done", "failed")

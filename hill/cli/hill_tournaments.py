@@ -17,10 +17,8 @@ import argparse
 import json
 import sys
 
-from hill.hill_commands import add_shared_options, open_hill, open_queries
-from hill.tournament_service import HillTournaments
-from hill.tournaments import TournamentError
-from hill.tournaments.commands import (
+from hill.cli.hill import add_shared_options, open_hill, open_queries
+from hill.cli.tournaments import (
     add_execution_options,
     add_format_options,
     arena_for,
@@ -28,8 +26,10 @@ from hill.tournaments.commands import (
     progress_bar,
     text_result,
 )
-from hill.tournaments.hill_pools import POOLS_HELP
-from hill.tournaments.records import TournamentSummary, TournamentView, tournament, tournaments
+from hill.store.pools import POOLS_HELP
+from hill.store.tournaments import TournamentSummary, TournamentView, tournament, tournaments
+from hill.tournaments import TournamentError
+from hill.writers.tournaments import HillTournaments
 
 
 def add_hill_tournament_commands(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

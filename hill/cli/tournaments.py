@@ -13,14 +13,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hill.arena import Arena
-from hill.hill_commands import settings_of
+from hill.cli.hill import settings_of
+from hill.engine.arena import Arena
+from hill.play.cluster import executor_for
+from hill.play.pools import file_pool
+from hill.play.tournament import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.store.state_file import StateFile
 from hill.tournaments.criteria import CRITERIA, parse_criteria
-from hill.tournaments.dask_executor import executor_for
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.pools import file_pool
-from hill.tournaments.runner import FORMATS, SWISS, Progress, Tournament, TournamentPlan
-from hill.tournaments.state_file import StateFile
 
 SWISS_ONLY = {"additional_rounds": 0, "allow_repeat": False, "criteria": CRITERIA}  # defaults
 

@@ -9,10 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from hill import arena, engine
-from hill.engine import ParseError, Program
-from hill.errors import HillError
-from hill.hill_commands import (
+from hill import engine
+from hill.cli.hill import (
     SHARED_OPTIONS,
     CommandError,
     add_hill_commands,
@@ -20,10 +18,12 @@ from hill.hill_commands import (
     read_file,
     settings_of,
 )
-from hill.ladder_commands import add_archive_commands
+from hill.cli.hill_tournaments import add_hill_tournament_commands
+from hill.cli.ladder import add_archive_commands
+from hill.cli.tournaments import add_tournament_commands
+from hill.engine import ParseError, Program, arena
+from hill.errors import HillError
 from hill.tournaments import TournamentError
-from hill.tournaments.commands import add_tournament_commands
-from hill.tournaments.hill_commands import add_hill_tournament_commands
 
 
 def load_program(path: str) -> Program:

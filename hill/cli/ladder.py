@@ -14,12 +14,12 @@ import argparse
 import json
 import sys
 
-from hill.hill_commands import CommandError, add_shared_options, open_hill, open_queries
-from hill.ladder import archive
+from hill.cli.hill import CommandError, add_shared_options, open_hill, open_queries
 from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
-from hill.ladder_service import ArchiveLadder
-from hill.storage import Database
+from hill.store import ladder as archive
+from hill.store.database import Database
+from hill.writers.ladder import ArchiveLadder
 
 NO_STANDING = (
     "the all-time ladder has no standing yet: it needs two programs in the archive, "
