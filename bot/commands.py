@@ -17,7 +17,7 @@ from typing import Protocol
 import structlog
 
 from bot.client import Incoming
-from bot.fetch import FetchError, fetch_program, is_url
+from bot.fetch import fetch_program, is_url
 from bot.history_log import log_lines
 from bot.identity import Sender
 from bot.ladder import LadderCommand
@@ -25,13 +25,13 @@ from bot.runner import Runner
 from bot.throttle import RateLimiter
 from bot.tournament import TournamentCommand, TournamentHost
 from hill.config import Settings
+from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage
 from hill.rules import names
 from hill.rules.standings import Standings
 from hill.rules.statistics import Statistics
-from hill.store.requests import QueueFull
 from hill.store.state_statistics import StatisticsByState
 from hill.store.uploads import UploadLinks
-from hill.writers.hill import Hill, HillError
+from hill.writers.hill import Hill
 
 log = structlog.get_logger(__name__)
 
@@ -50,14 +50,6 @@ class Reply(Protocol):
     """How an answer goes back (IrcClient.reply)."""
 
     def __call__(self, message: Incoming, text: str, *, refusal: bool = False) -> None: ...
-
-
-class Quiet(Exception):
-    """A request refused without a word: the sender was told already."""
-
-
-class Usage(Exception):
-    """A malformed command; the message says how to use it."""
 
 
 @dataclass(frozen=True)

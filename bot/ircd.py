@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hill.errors import IrcdError
+
 NGIRCD = "/usr/sbin/ngircd"
 START_TIMEOUT = 10.0
 
@@ -78,10 +80,6 @@ def stop_process(process: subprocess.Popen[bytes], grace: float = 5) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-class IrcdError(RuntimeError):
-    """The local IRC server cannot be started; the message says why."""
 
 
 @dataclass

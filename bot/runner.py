@@ -27,10 +27,11 @@ import structlog
 from sqlalchemy.orm import Session
 
 from hill.config import Settings
+from hill.errors import HillError
 from hill.faults import crash_point
 from hill.store.database import ARRIVALS
 from hill.store.requests import Request, RequestBook
-from hill.writers.hill import Hill, HillError, Report
+from hill.writers.hill import Hill, Report
 
 log = structlog.get_logger(__name__)
 

@@ -25,13 +25,12 @@ import structlog
 from bot.client import Incoming
 from hill.config import Settings
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
-from hill.errors import HillError
+from hill.errors import HillError, Stopped, TournamentError
 from hill.play.cluster import executor_for
 from hill.play.tournament import FORMATS
 from hill.store.pools import POOLS_HELP
 from hill.store.requests import RequestBook
 from hill.store.tournaments import TournamentSummary, latest, tournament
-from hill.tournaments import TournamentError
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 
@@ -41,10 +40,6 @@ CHUNK = 16  # jousts between two looks at the request book
 IDLE_POLL_SECONDS = 0.25  # how often a busy hill is looked at again
 RETRY_SECONDS = 60.0  # after a failure (e.g. the cluster is down)
 PROGRESS_SECONDS = 600.0  # a long tournament's progress is posted this often
-
-
-class Stopped(Exception):
-    """The bot stops: the tournament pauses where it is (nothing is lost)."""
 
 
 class YieldingExecutor:

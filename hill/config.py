@@ -15,14 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hill.errors import ConfigError
 from hill.rules.scoring import METHODS as RANKING_METHODS
 
 CHANNEL = re.compile(r"[#&][^\s,\x07]{1,49}")
 NICK = re.compile(r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}")
-
-
-class ConfigError(ValueError):
-    """A bad configuration: the message names the file and the key."""
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,9 @@ from botharness import RUSH, bot_settings, run, running_bot
 from ircclient import IrcTestClient
 from sqlalchemy import select
 
-from bot.fetch import FetchError, fetch_program
+from bot.fetch import fetch_program
 from bot.ircd import Ngircd
+from hill.errors import FetchError
 from hill.store.database import Program
 
 ngircd = ircservers.ngircd  # the fixture

@@ -17,7 +17,8 @@ from conftest import warrior_path
 from refinterp import ReferenceEngine
 
 from hill import engine
-from hill.engine import ParseError, _engine, compile_program, joust
+from hill.engine import _engine, compile_program, joust
+from hill.errors import ParseError
 
 Backend = ModuleType | type[ReferenceEngine]
 

@@ -13,10 +13,11 @@ from conftest import REFERENCE, warrior_path
 from sqlalchemy import select
 
 from hill.config import HillSettings
+from hill.errors import HillError
 from hill.rules.names import from_file
 from hill.rules.reports import breakdown, json_report, text_report
 from hill.store.database import Database, Event, Program, schema_revision
-from hill.writers.hill import Hill, HillError
+from hill.writers.hill import Hill
 
 RUSH = b"(>)*9([-]>)*21"
 SLOW_RUSH = b"(>)*9(.)*40([-]>)*21"

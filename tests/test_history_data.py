@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from hill.config import HillSettings
+from hill.errors import GitUnavailable, NotFound
 from hill.store.database import EventKind
 from hill.store.queries import HillEvent
 from hill.web.commits import resolve, standings_moves
-from hill.web.git_reader import GitReader, GitUnavailable
-from hill.web.state import NotFound
+from hill.web.git_reader import GitReader
 from hill.writers.hill import Hill
 
 

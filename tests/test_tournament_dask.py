@@ -22,9 +22,9 @@ from test_tournament_cli import count_matches
 
 from hill.engine import arena
 from hill.engine.arena import Arena
+from hill.errors import TournamentError
 from hill.play.cluster import DaskExecutor
 from hill.play.tournament import ROUND_ROBIN, Tournament, TournamentPlan
-from hill.tournaments import TournamentError
 from hill.tournaments.ledger import MemoryStore
 
 

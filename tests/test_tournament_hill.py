@@ -25,11 +25,11 @@ import hill.store.ladder
 import hill.store.requests  # noqa: F401  (and the request book's)
 from hill.config import HillSettings
 from hill.engine.arena import Arena
+from hill.errors import TournamentError
 from hill.play.tournament import Tournament, TournamentPlan
 from hill.store.database import Base, Joust, schema_revision
 from hill.store.pools import archive_entrants, hill_pool, join_pools
 from hill.store.tournaments import progress_mark, progress_marks, tournament, tournaments
-from hill.tournaments import TournamentError
 from hill.tournaments.ledger import MemoryStore
 from hill.web import tournament_data
 from hill.web.tournament_reader import TournamentReader

@@ -9,8 +9,9 @@ import pytest
 from conftest import REFERENCE
 
 from hill.engine.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
+from hill.errors import LedgerError
 from hill.play.tournament import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
-from hill.tournaments.ledger import Ledger, LedgerError, MatchStatus, MemoryStore
+from hill.tournaments.ledger import Ledger, MatchStatus, MemoryStore
 
 
 def test_a_round_is_created_whole_checked_out_and_committed() -> None:

@@ -12,7 +12,6 @@ import numpy as np
 from hill import engine
 from hill.cli.hill import (
     SHARED_OPTIONS,
-    CommandError,
     add_hill_commands,
     add_shared_options,
     read_file,
@@ -21,9 +20,8 @@ from hill.cli.hill import (
 from hill.cli.hill_tournaments import add_hill_tournament_commands
 from hill.cli.ladder import add_archive_commands
 from hill.cli.tournaments import add_tournament_commands
-from hill.engine import ParseError, Program, arena
-from hill.errors import HillError
-from hill.tournaments import TournamentError
+from hill.engine import Program, arena
+from hill.errors import CommandError, HillError, ParseError, TournamentError
 
 
 def load_program(path: str) -> Program:
@@ -181,7 +179,7 @@ def add_ladder_commands(commands: argparse._SubParsersAction) -> None:
 
 def command_bot(args: argparse.Namespace) -> None:
     from bot.app import run_bot  # the IRC stack is only loaded when needed
-    from bot.ircd import IrcdError
+    from hill.errors import IrcdError
 
     try:
         run_bot(settings_of(args), local_ircd=args.local_ircd)

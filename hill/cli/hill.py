@@ -11,18 +11,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hill.config import ConfigError, HillSettings, Settings, load_settings
-from hill.errors import HillError
+from hill.config import HillSettings, Settings, load_settings
+from hill.errors import CommandError, ConfigError, HillError, NotReady
 from hill.rules import names
 from hill.rules.reports import breakdown, json_report, text_report
-from hill.store.database import NotReady
 from hill.store.queries import HillQueries
 from hill.writers.hill import Hill
-
-
-class CommandError(Exception):
-    """A problem to report on stderr with exit status 1 (no traceback)."""
-
 
 # The options every command that runs on a hill takes, before or after its
 # subcommand: `bfjoust hill --data D report` is `bfjoust hill report --data D`

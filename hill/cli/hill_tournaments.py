@@ -26,9 +26,9 @@ from hill.cli.tournaments import (
     progress_bar,
     text_result,
 )
+from hill.errors import TournamentError
 from hill.store.pools import POOLS_HELP
 from hill.store.tournaments import TournamentSummary, TournamentView, tournament, tournaments
-from hill.tournaments import TournamentError
 from hill.writers.tournaments import HillTournaments
 
 

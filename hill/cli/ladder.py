@@ -14,7 +14,8 @@ import argparse
 import json
 import sys
 
-from hill.cli.hill import CommandError, add_shared_options, open_hill, open_queries
+from hill.cli.hill import add_shared_options, open_hill, open_queries
+from hill.errors import CommandError
 from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
 from hill.store import ladder as archive

@@ -20,6 +20,7 @@ from typing import Literal, TypeVar
 import numpy as np
 
 from hill.engine import _engine
+from hill.errors import ParseError
 
 # the rules' numbers, as the native engine plays them
 MIN_TAPE: int = _engine.MIN_TAPE
@@ -60,21 +61,6 @@ ERROR_MESSAGES = {
     "paren_too_deep": f"'(' nested deeper than {MAX_NEST} levels",
     "bracket_too_deep": f"'[' nested deeper than {MAX_NEST} levels",
 }
-
-
-class ParseError(ValueError):
-    """A malformed program: says what is wrong and where (1-based line and column)."""
-
-    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
-        super().__init__(f"line {line}, column {column}: {message}")
-        self.message = message
-        self.line = line
-        self.column = column
-        self.offset = offset
-
-    def located(self, path: str) -> str:
-        """`path:line:column: message`, as compilers say it."""
-        return f"{path}:{self.line}:{self.column}: {self.message}"
 
 
 def _as_bytes(source: str | bytes) -> bytes:

@@ -21,7 +21,7 @@ import numpy as np
 
 from hill import engine
 from hill.engine.arena import CodeOf, Executor, Pair, Played, ProgramCache
-from hill.tournaments import TournamentError
+from hill.errors import TournamentError
 
 BATCH = 256  # jousts per task at most: a task costs the scheduler about a millisecond
 RETRIES = 3  # a batch that raises is tried again this often (a lost worker's are rerun anyway)

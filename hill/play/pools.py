@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hill import engine
-from hill.tournaments import TournamentError
+from hill.errors import TournamentError
 
 
 def file_pool(paths: Sequence[str]) -> dict[str, bytes]:

@@ -12,16 +12,12 @@ import re
 from collections.abc import Sequence
 from pathlib import PurePath
 
-from hill.errors import HillError
+from hill.errors import BadName, HillError
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,48}")
 # IRC nick characters (RFC 2812) but `\`, so that owner.name is a safe file name
 OWNER = re.compile(r"[A-Za-z0-9_\-\[\]`^{}|]{1,32}")
 SUFFIX = ".bfjoust"  # a program's file, in the hill's repository and in folders
-
-
-class BadName(HillError):
-    """A name the hill does not accept; the message says what a good one is."""
 
 
 def check(owner: str, name: str) -> None:

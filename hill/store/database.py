@@ -39,7 +39,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from hill import engine
-from hill.errors import HillError
+from hill.errors import HillError, NotReady
 
 
 def utcnow() -> dt.datetime:
@@ -172,15 +172,6 @@ class Event(Base):
     standings: Mapped[dict[str, Any]]
     # the git commit that records it (None until committed, and for tests)
     commit: Mapped[str | None] = mapped_column(String(40))
-
-
-class NotReady(HillError):
-    """A database readers cannot read yet: missing, or of an older schema
-    (the writer makes and upgrades it), or of a newer one (`upgradable` False)."""
-
-    def __init__(self, message: str, *, upgradable: bool = True) -> None:
-        super().__init__(message)
-        self.upgradable = upgradable
 
 
 def _migrations_config(engine: Engine | None = None) -> Config:

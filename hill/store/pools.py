@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from hill.errors import TournamentError
 from hill.rules import names
 from hill.store.database import HILL_CHANGES, Event, Program, ProgramStatus
-from hill.tournaments import TournamentError
 
 POOL_PATTERN = re.compile(r"(?P<kind>hill|archive)(?:@(?P<event>\d{1,9}))?")
 MAX_JOINED = 4

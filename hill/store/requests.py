@@ -18,15 +18,12 @@ from typing import Any
 from sqlalchemy import ForeignKey, LargeBinary, String, func, select, update
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from hill.errors import QueueFull
 from hill.store.database import Base, Database, utcnow
 
 OPEN = ("queued", "running")
 FINISHED = ("done", "failed")
 COMMANDS = ("challenge", "test", "withdraw", "remove", "rescore")
-
-
-class QueueFull(Exception):
-    """As many requests wait as may: try again later."""
 
 
 class Request(Base):

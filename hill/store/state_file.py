@@ -21,8 +21,8 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_en
 from sqlalchemy.exc import DatabaseError
 
 from hill.engine.arena import Played
+from hill.errors import TournamentError
 from hill.store.ledger_rows import stored_changes, write_statement
-from hill.tournaments import TournamentError
 from hill.tournaments.ledger import Change
 
 metadata = MetaData()

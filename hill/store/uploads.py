@@ -15,19 +15,12 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, update
 
+from hill.errors import LinkRefused
 from hill.store.database import Database, utcnow
 from hill.store.requests import Request, RequestBook, UploadLink
 
 TOKEN_BYTES = 24  # 192 random bits, URL-safe base64
 KEEP_USED = dt.timedelta(days=7)  # a used link shows its result this long
-
-
-class LinkRefused(Exception):
-    """A link that cannot take an upload; the message is meant for the player."""
-
-    def __init__(self, message: str, status: int) -> None:
-        super().__init__(message)
-        self.status = status  # the HTTP status that says it
 
 
 @dataclass(frozen=True)

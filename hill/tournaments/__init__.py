@@ -16,5 +16,3 @@ tournament ...`.
 """
 
 
-class TournamentError(Exception):
-    """Bad input to a tournament (a bad pool, option or cluster): one clear message."""

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from hill.engine.arena import Played
+from hill.errors import LedgerError
 from hill.tournaments.match import MatchResult, Round
 
 
@@ -61,10 +62,6 @@ class TournamentEnded:
 
 
 Change = RoundOpened | ScheduledMatch | TournamentEnded
-
-
-class LedgerError(RuntimeError):
-    """A change the model does not allow (a bug in the caller, never bad input)."""
 
 
 @dataclass

@@ -25,14 +25,14 @@ from aiohttp import web
 from cachetools import LRUCache
 
 from hill.engine.arena import code_hash
-from hill.errors import HillError
+from hill.errors import GitUnavailable, HillError, NotFound
 from hill.rules import names
 from hill.store.database import iso_utc
 from hill.store.queries import HillEvent, HillQueries, Version
 from hill.web import data as api
 from hill.web.code_diff import code_diff
-from hill.web.git_reader import ChangedFile, GitCommit, GitReader, GitUnavailable
-from hill.web.state import NotFound, Timeline
+from hill.web.git_reader import ChangedFile, GitCommit, GitReader
+from hill.web.state import Timeline
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -17,6 +17,7 @@ import logging
 from aiohttp import web
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
+from hill.errors import Busy, NotFound
 from hill.logs import configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
@@ -26,8 +27,8 @@ from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
-from hill.web.state import READER, HillReader, NotFound
-from hill.web.trace_store import Busy, TraceStore
+from hill.web.state import READER, HillReader
+from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
 from hill.web.views import TRACES, json_response, routes
 

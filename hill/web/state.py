@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from hill.errors import NotFound
 from hill.rules import names
 from hill.rules.standings import Entry, Standings
 from hill.rules.statistics import Statistics, hill_statistics
@@ -31,10 +32,6 @@ from hill.web.reader_thread import ThreadedReader
 
 T = TypeVar("T")
 READ_THREADS = 2
-
-
-class NotFound(LookupError):
-    """Something a URL names does not exist; the message is shown to the reader."""
 
 
 @dataclass(frozen=True)

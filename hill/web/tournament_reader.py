@@ -20,11 +20,11 @@ from sqlalchemy import select
 
 from hill import engine
 from hill.engine import arena
+from hill.errors import NotFound
 from hill.store import tournaments as records
 from hill.store.database import Database, Program
 from hill.web import tournament_data
 from hill.web.reader_thread import ThreadedReader
-from hill.web.state import NotFound
 
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
 PAGES = 8  # tournament pages kept

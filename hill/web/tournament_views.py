@@ -13,9 +13,9 @@ from typing import Any
 
 from aiohttp import web
 
+from hill.errors import NotFound
 from hill.store.database import Database
 from hill.web.reader_thread import serve
-from hill.web.state import NotFound
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
 from hill.web.views import TRACES, code_battle_params, page
 

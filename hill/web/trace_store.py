@@ -32,19 +32,12 @@ from cachetools import LRUCache
 
 from hill import engine
 from hill.engine.arena import CodeOf, ProgramCache
+from hill.errors import Busy
 from hill.web import thumbnail, trace_pieces
 
 COMPILED_PROGRAMS = 32
 THUMBNAILS = 4096  # PNGs of a few KB
 T = TypeVar("T")
-
-
-class Busy(Exception):
-    """Too many battles are being traced; try again in `retry_after` seconds."""
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"too many battles are being traced; try again in {retry_after} s")
-        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
+from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull
 from hill.store.database import iso_utc
-from hill.store.requests import OPEN, QueueFull, RequestBook
-from hill.store.uploads import LinkRefused, LinkState, UploadLinks
+from hill.store.requests import OPEN, RequestBook
+from hill.store.uploads import LinkState, UploadLinks
 from hill.web.render import render
-from hill.web.state import NotFound
-from hill.writers.hill import HillError, check_program
+from hill.writers.hill import check_program
 
 routes = web.RouteTableDef()
 TOKEN = "/upload/{token:[A-Za-z0-9_-]{1,100}}"
@@ -43,14 +43,6 @@ class Uploads:
 
 
 UPLOADS = web.AppKey("uploads", Uploads)
-
-
-class BadUpload(Exception):
-    """The form's content cannot be a program; the message says why."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _uploads(request: web.Request) -> Uploads:

@@ -17,11 +17,12 @@ from typing import Any
 from aiohttp import web
 
 from hill import engine
+from hill.errors import NotFound
 from hill.rules.names import is_full_name
 from hill.web import data as api
 from hill.web.commits import HISTORY
 from hill.web.render import render
-from hill.web.state import READER, HillReader, NotFound, Snapshot
+from hill.web.state import READER, HillReader, Snapshot
 from hill.web.tournament_reader import TOURNAMENTS
 from hill.web.trace_store import TraceStore
 

@@ -17,6 +17,7 @@ import secrets
 
 from hill.engine import arena
 from hill.engine.arena import Arena
+from hill.errors import TournamentError
 from hill.play.tournament import FORMATS, SWISS, Progress, Tournament, TournamentPlan
 from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
@@ -30,7 +31,6 @@ from hill.store.tournaments import (
     tournament,
     unfinished,
 )
-from hill.tournaments import TournamentError
 from hill.tournaments.criteria import CRITERIA
 from hill.writers.hill import Hill
 
