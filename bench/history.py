@@ -22,6 +22,7 @@ from pathlib import Path
 import aiohttp
 
 from hill.config import HillSettings, WebSettings
+from hill.layout import REPOSITORY
 from hill.web.server import start_web
 from hill.writers.hill import Hill
 
@@ -101,7 +102,7 @@ def clone(folder: Path, commits: int) -> None:
     made = len(hill.repository.log())
     print(f"made {made} commits in {time.perf_counter() - started:.0f} s")
     count = subprocess.run(
-        ["git", "-C", str(folder / "var" / "hill-repo"), "count-objects", "-vH"],
+        ["git", "-C", str(folder / "var" / REPOSITORY), "count-objects", "-vH"],
         capture_output=True,
         text=True,
     ).stdout

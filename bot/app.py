@@ -19,6 +19,7 @@ from bot.ladder import LadderWorker
 from bot.runner import Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
+from hill.layout import DataFolder
 from hill.logs import configure_logging
 from hill.store.requests import Request
 from hill.writers.hill import Hill
@@ -129,7 +130,7 @@ def start_local_ircd(settings: Settings) -> Ngircd | None:
     if not is_loopback(irc.server) or listening(irc.server, irc.port):
         return None
     host = "::1" if ":" in irc.server else "127.0.0.1"
-    directory = settings.hill.data_dir / "ircd"
+    directory = DataFolder(settings.hill.data_dir).ircd
     channels = [c for c in (*irc.channels, irc.summary_channel) if c]
     ircd = start_ngircd(directory, irc.port, channels, host)
     channel = irc.channels[0] if irc.channels else "#bfjoust"

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, aliased
 
 from hill.engine import arena
 from hill.errors import HillError
+from hill.layout import DataFolder
 from hill.rules import names
 from hill.rules.standings import Contestant, Entry, Standings
 from hill.store.database import (
@@ -29,8 +30,6 @@ from hill.store.database import (
     Program,
     ProgramStatus,
 )
-
-DATABASE = "hill.sqlite3"  # in the data folder
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ class HillQueries:
     def open(cls, data_dir: Path, ranking: str) -> HillQueries:
         """The hill in `data_dir`, read only; HillError if its database is
         missing or of another schema (the writer makes and upgrades it)."""
-        return cls(Database.existing(data_dir / DATABASE), ranking)
+        return cls(Database.existing(DataFolder(data_dir).database), ranking)
 
     def close(self) -> None:
         self.db.close()

@@ -18,6 +18,7 @@ from aiohttp import web
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.errors import Busy, NotFound
+from hill.layout import DataFolder
 from hill.logs import configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
@@ -101,7 +102,7 @@ def create_app(
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(queries)
     app[PUBLIC_URL] = settings.public_url
-    repository = hill.data_dir / "hill-repo"
+    repository = DataFolder(hill.data_dir).repository
     app[HISTORY] = HistoryPages(queries, repository)
     app[TRACES] = TraceStore(
         queries.code_of_hash,

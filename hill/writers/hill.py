@@ -28,6 +28,7 @@ from hill.errors import HillError
 from hill.faults import crash_point
 from hill.history.recorder import Change, HistoryRecorder
 from hill.history.repository import HillRepository
+from hill.layout import DataFolder
 from hill.rules import changes, names
 from hill.rules.standings import Contestant, Entry, Standings, rank
 from hill.store.database import (
@@ -39,7 +40,7 @@ from hill.store.database import (
     ProgramStatus,
     utcnow,
 )
-from hill.store.queries import DATABASE, HillQueries, code_by_hash
+from hill.store.queries import HillQueries, code_by_hash
 
 __all__ = ["Hill", "HillError", "Record", "Report", "check_program"]
 
@@ -102,14 +103,15 @@ class Hill:
     ) -> None:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.lock = HillLock(settings.data_dir / "hill.lock")
-        self.db = Database(settings.data_dir / DATABASE)
+        folder = DataFolder(settings.data_dir)
+        self.lock = HillLock(folder.lock)
+        self.db = Database(folder.database)
         self.queries = HillQueries(self.db, settings.ranking)
         self.arena = Arena(executor, jobs=jobs)
         with self.lock.held():
             self.db.upgrade()
             repository = HillRepository(
-                settings.data_dir / "hill-repo", settings.git_branch, settings.git_remote
+                folder.repository, settings.git_branch, settings.git_remote
             )
             self.recorder = HistoryRecorder(repository, self.queries, self.db)
             self.recorder.catch_up()
