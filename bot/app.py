@@ -21,7 +21,7 @@ from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.layout import DataFolder
 from hill.logs import configure_logging
-from hill.store.requests import Request
+from hill.store.tables import Request
 from hill.writers.hill import Hill
 
 log = structlog.get_logger(__name__)

@@ -23,7 +23,8 @@ import structlog
 from bot.client import Incoming
 from hill.config import LadderSettings
 from hill.errors import HillError
-from hill.store.ladder import Board, Row, read_board
+from hill.ladder.board import Board, Row
+from hill.store.ladder import read_board
 from hill.store.requests import RequestBook
 from hill.writers.hill import Hill
 from hill.writers.ladder import ArchiveLadder

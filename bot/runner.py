@@ -29,8 +29,9 @@ from sqlalchemy.orm import Session
 from hill.config import Settings
 from hill.errors import HillError
 from hill.faults import crash_point
-from hill.store.database import ARRIVALS
-from hill.store.requests import Request, RequestBook
+from hill.rules.events import ARRIVALS
+from hill.store.requests import RequestBook
+from hill.store.tables import Request
 from hill.writers.hill import Hill, Report
 
 log = structlog.get_logger(__name__)

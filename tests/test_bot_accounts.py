@@ -95,7 +95,7 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             with hillbot.commands.hill.db.session() as session:
                 from sqlalchemy import select
 
-                from hill.store.database import Program
+                from hill.store.tables import Program
 
                 codes = {
                     p.status: p.code

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from bot.fetch import fetch_program
 from bot.ircd import Ngircd
 from hill.errors import FetchError
-from hill.store.database import Program
+from hill.store.tables import Program
 
 ngircd = ircservers.ngircd  # the fixture
 

@@ -20,7 +20,7 @@ from bot.ircd import Ngircd
 from bot.ladder import BATCH, top_text, version_text
 from hill.config import LadderSettings
 from hill.store import ladder as archive
-from hill.store.requests import Request
+from hill.store.tables import Request
 from hill.writers.ladder import ArchiveLadder
 
 ngircd = ircservers.ngircd  # the fixture

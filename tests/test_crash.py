@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from bot.ircd import free_port, listening, stop_process
 from hill.config import HillSettings
-from hill.store.database import Event, Program
+from hill.store.tables import Event, Program
 from hill.writers.hill import Hill
 
 OPPONENTS = [

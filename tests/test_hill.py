@@ -16,7 +16,8 @@ from hill.config import HillSettings
 from hill.errors import HillError
 from hill.rules.names import from_file
 from hill.rules.reports import breakdown, json_report, text_report
-from hill.store.database import Database, Event, Program, schema_revision
+from hill.store.database import Database, schema_revision
+from hill.store.tables import Event, Program
 from hill.writers.hill import Hill
 
 RUSH = b"(>)*9([-]>)*21"

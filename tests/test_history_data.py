@@ -12,7 +12,7 @@ import pytest
 
 from hill.config import HillSettings
 from hill.errors import GitUnavailable, NotFound
-from hill.store.database import EventKind
+from hill.rules.events import EventKind
 from hill.store.queries import HillEvent
 from hill.web.commits import resolve, standings_moves
 from hill.web.git_reader import GitReader

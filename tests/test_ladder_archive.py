@@ -30,10 +30,12 @@ from hill.config import HillSettings
 from hill.engine import arena
 from hill.errors import HillError
 from hill.ladder import seeding
+from hill.ladder.board import Row
 from hill.ladder.ladder import rate
 from hill.rules.statistics import STATS_FIELDS
 from hill.store import ladder as archive
-from hill.store.database import Base, schema_revision
+from hill.store.database import schema_revision
+from hill.store.tables import Base
 from hill.writers.hill import Hill
 from hill.writers.ladder import ArchiveLadder, refit_due
 
@@ -322,7 +324,7 @@ def test_versions_are_found_by_name(tmp_path: Path) -> None:
     board = archive.read_board(hill.db)
     assert board is not None
 
-    def labels(rows: list[archive.Row]) -> list[str]:
+    def labels(rows: list[Row]) -> list[str]:
         return [r.version.label for r in rows]
 
     assert labels(board.find("rush", "alice")) == ["alice.rush@2", "alice.rush@1"]

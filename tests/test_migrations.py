@@ -23,8 +23,9 @@ from hill.engine import arena
 from hill.errors import HillError
 from hill.rules.reports import json_report, text_report
 from hill.rules.statistics import STATS_FIELDS
-from hill.store.database import Database, Joust, Program, schema_revision
+from hill.store.database import Database, schema_revision
 from hill.store.queries import HillQueries
+from hill.store.tables import Joust, Program
 from hill.writers.hill import Hill
 
 FIXTURE = REFERENCE.parent / "hill-0002"

@@ -20,8 +20,9 @@ import hill.store.tournaments  # noqa: F401  (and the tournaments')
 from bot.runner import MAX_ATTEMPTS, Runner, answer_text
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.errors import LinkRefused, QueueFull
-from hill.store.database import Base, Event, schema_revision
-from hill.store.requests import Request, RequestBook
+from hill.store.database import schema_revision
+from hill.store.requests import RequestBook
+from hill.store.tables import Base, Event, Request
 from hill.store.uploads import UploadLinks
 from hill.writers.hill import Hill, Report
 

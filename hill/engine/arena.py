@@ -3,7 +3,7 @@ on any executor), and the results, kept once by the programs' contents.
 
 A joust is a pure function of the two programs' code, so a program is known
 here by `code_hash(code)` and each pair is played at most once: the hill,
-tournaments and the ladder read the same stored results (storage.Joust).
+tournaments and the ladder read the same stored results (hill.store.tables.Joust).
 
 The orientation rule, stated here once: a joust is kept from the side of the
 program with the lower hash, which sits on the left; seen from the other
@@ -21,12 +21,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 import numpy as np
-from sqlalchemy import select
-from sqlalchemy.dialects.sqlite import insert
-from sqlalchemy.orm import Session
 
 from hill import engine
-from hill.store.database import Joust
 
 Pair = tuple[str, str]  # (left hash, right hash), the left one the lower
 CodeOf = Callable[[str], bytes]  # a program's code by its hash
@@ -176,43 +172,6 @@ def encode(outcomes: Sequence[int]) -> bytes:
 
 def decode(stored: bytes) -> np.ndarray:
     return np.frombuffer(stored, dtype=np.uint8).astype(np.int8) - 1
-
-
-def load(session: Session, hashes: Iterable[str], results: Results | None = None) -> Results:
-    """The stored jousts among the programs `hashes` (into `results`)."""
-    results = results if results is not None else Results()
-    wanted = sorted(set(hashes))
-    query = select(Joust.left_hash, Joust.right_hash, Joust.outcomes).where(
-        Joust.left_hash.in_(wanted), Joust.right_hash.in_(wanted)
-    )
-    for left, right, stored in session.execute(query):
-        results.keep((left, right), stored)
-    return results
-
-
-def store(session: Session, played: Iterable[Played]) -> None:
-    """Keep jousts just played (a joust played again replaces its row)."""
-    rows = [
-        {
-            "left_hash": pair[0],
-            "right_hash": pair[1],
-            "outcomes": encode(result.outcomes),
-            "game_cycles": result.game_cycles,
-        }
-        for pair, result in played
-    ]
-    if rows:
-        statement = insert(Joust)
-        session.execute(
-            statement.on_conflict_do_update(
-                index_elements=[Joust.left_hash, Joust.right_hash],
-                set_={
-                    "outcomes": statement.excluded.outcomes,
-                    "game_cycles": statement.excluded.game_cycles,
-                },
-            ),
-            rows,
-        )
 
 
 class Arena:

@@ -17,10 +17,12 @@ from sqlalchemy import select, update
 
 from hill.history.repository import HillRepository
 from hill.rules import names
+from hill.rules.events import HILL_CHANGES, EventKind
 from hill.rules.reports import text_report
 from hill.rules.standings import Standings
-from hill.store.database import HILL_CHANGES, Database, Event, EventKind
+from hill.store.database import Database
 from hill.store.queries import HillEvent, HillQueries
+from hill.store.tables import Event
 
 REPORT = "report.txt"
 COMMIT_MESSAGES = {

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hill.ladder.board import Board
 from hill.ladder.ladder import Ladder, Standing, joust_list, ranking
+from hill.rules.events import iso_utc
 from hill.rules.statistics import Statistics
-from hill.store.database import iso_utc
-from hill.store.ladder import Board
 
 
 def ladder_json(

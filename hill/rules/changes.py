@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hill.rules.events import EventKind, LeaveReason
 from hill.rules.standings import Entry, Standings
-from hill.store.database import EventKind, LeaveReason
 
 
 @dataclass(frozen=True)

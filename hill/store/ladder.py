@@ -18,7 +18,7 @@ program of its own that shares its jousts.  The tables (migration 0005):
   statistics), which the /ladder page, `!bfjoust-ladder` and `bfjoust
   ladder show` read.
 
-The jousts are the hill's own (storage.Joust, kept by content): the ladder
+The jousts are the hill's own (hill.store.tables.Joust, kept by content): the ladder
 reads every stored joust among its versions, so a program that was on the
 hill starts from its hill record, and it stores the jousts it plays there
 too.  That is all it needs to resume: killed at any moment, it starts again
@@ -30,96 +30,27 @@ the ladder's writer (hill.ladder_service) under the hill's lock.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
-    ForeignKey,
     Select,
-    String,
-    UniqueConstraint,
     delete,
     func,
     literal_column,
     select,
 )
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Session
 
 from hill.engine import JoustResult, arena
 from hill.ladder import seeding
+from hill.ladder.board import Board, Row, Version
 from hill.ladder.ladder import Ladder, Standing, ranking
-from hill.rules import names
+from hill.rules.events import ProgramStatus
 from hill.rules.statistics import Statistics
-from hill.store.database import Base, Database, Joust, Program, ProgramStatus, utcnow
-
-
-class LadderVersion(Base):
-    """One version of a program in the ladder's pool."""
-
-    __tablename__ = "ladder_versions"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))  # its first submission
-    owner: Mapped[str] = mapped_column(String(64))
-    name: Mapped[str] = mapped_column(String(48))
-    version: Mapped[int]  # its submission's number among owner.name's (the program page's)
-    code_hash: Mapped[str] = mapped_column(String(64))
-    # the version before it, against which it is seeded (None: the first)
-    previous_id: Mapped[int | None] = mapped_column(ForeignKey("ladder_versions.id"))
-    joined_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
-
-    __table_args__ = (UniqueConstraint("owner", "name", "code_hash", name="one_version_per_code"),)
-
-
-class LadderState(Base):
-    """The ladder's counters (one row)."""
-
-    __tablename__ = "ladder_state"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    programs_read: Mapped[int]  # the programs table is read up to this id
-    ladder_jousts: Mapped[int]  # jousts the ladder has played and stored
-
-
-class LadderSnapshot(Base):
-    """The ladder's latest standing."""
-
-    __tablename__ = "ladder_snapshots"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    computed_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
-    jousts: Mapped[int]  # stored jousts among its versions
-    ladder_jousts: Mapped[int]  # of which the ladder played
-    # best first: {"version" (its id), "rank", "rating", "rating_low",
-    # "rating_high", "jousts", "stats"}
-    ranking: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-
-
-@dataclass(frozen=True)
-class Version:
-    """A version of a program, as plain data."""
-
-    id: int
-    program_id: int
-    owner: str
-    name: str
-    version: int
-    code_hash: str
-    previous_id: int | None
-    joined_at: dt.datetime
-
-    @property
-    def full_name(self) -> str:
-        return names.full_name(self.owner, self.name)
-
-    @property
-    def label(self) -> str:
-        """What the ladder calls it: `owner.name@version`."""
-        return f"{self.full_name}@{self.version}"
+from hill.store.database import Database
+from hill.store.tables import Joust, LadderSnapshot, LadderState, LadderVersion, Program
 
 
 def _state(session: Session) -> LadderState:
@@ -266,52 +197,6 @@ def store_snapshot(
     session.flush()  # its id, above all before it: readers cache by it
     session.execute(delete(LadderSnapshot).where(LadderSnapshot.id < row.id))
     return row
-
-
-@dataclass(frozen=True)
-class Row:
-    """A version's line in the ladder's standing."""
-
-    rank: int
-    version: Version
-    rating: float
-    rating_low: float
-    rating_high: float
-    jousts: int
-    stats: dict[str, Any]
-    on_hill: bool
-
-
-@dataclass(frozen=True)
-class Board:
-    """The ladder's latest standing as plain data: its rows best first, and
-    the versions that joined since (they are in the next one)."""
-
-    id: int
-    computed_at: dt.datetime
-    jousts: int  # stored jousts among the ranked versions
-    ladder_jousts: int  # of which the ladder played
-    rows: tuple[Row, ...]
-    waiting: tuple[Version, ...]
-
-    @property
-    def pool(self) -> int:
-        return len(self.rows)
-
-    @property
-    def pairs(self) -> int:
-        return self.pool * (self.pool - 1) // 2
-
-    def find(self, words: str, identity: str = "") -> list[Row]:
-        """The rows a player means: `owner.name@2`, or every version of
-        `OWNER.NAME` or of NAME (the player's own first), newest first."""
-        words = words.strip()
-        base, at, number = words.partition("@")
-        labels = [r.version.full_name for r in self.rows]
-        found = [self.rows[i] for i in names.lookup(labels, base, identity)]
-        if at:
-            found = [r for r in found if str(r.version.version) == number]
-        return sorted(found, key=lambda r: (r.version.full_name, -r.version.version))
 
 
 def board(session: Session) -> Board | None:

@@ -27,7 +27,8 @@ from sqlalchemy.orm import Session
 
 from hill.errors import TournamentError
 from hill.rules import names
-from hill.store.database import HILL_CHANGES, Event, Program, ProgramStatus
+from hill.rules.events import HILL_CHANGES, ProgramStatus
+from hill.store.tables import Event, Program
 
 POOL_PATTERN = re.compile(r"(?P<kind>hill|archive)(?:@(?P<event>\d{1,9}))?")
 MAX_JOINED = 4

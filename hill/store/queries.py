@@ -15,21 +15,14 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, aliased
 
-from hill.engine import arena
 from hill.errors import HillError
 from hill.layout import DataFolder
 from hill.rules import names
+from hill.rules.events import ARRIVALS, HILL_CHANGES, EventKind, LeaveReason, ProgramStatus
 from hill.rules.standings import Contestant, Entry, Standings
-from hill.store.database import (
-    ARRIVALS,
-    HILL_CHANGES,
-    Database,
-    Event,
-    EventKind,
-    LeaveReason,
-    Program,
-    ProgramStatus,
-)
+from hill.store.database import Database
+from hill.store.jousts import load_jousts
+from hill.store.tables import Event, Program
 
 
 @dataclass(frozen=True)
@@ -265,7 +258,7 @@ def _standings_of(session: Session, event: Event) -> Standings:
     programs = {row.id: Contestant(**row._mapping) for row in session.execute(query)}
     contestants = [programs[i] for i in ids]
     hashes = [c.code_hash for c in contestants]
-    outcomes = arena.load(session, hashes).matrix(hashes)
+    outcomes = load_jousts(session, hashes).matrix(hashes)
     entries = tuple(
         Entry(
             program=contestant,

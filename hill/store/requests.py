@@ -12,70 +12,19 @@ played again, never both.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-from sqlalchemy import ForeignKey, LargeBinary, String, func, select, update
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
 
 from hill.errors import QueueFull
-from hill.store.database import Base, Database, utcnow
+from hill.rules.events import utcnow
+from hill.store.database import Database
+from hill.store.tables import Request
 
 OPEN = ("queued", "running")
 FINISHED = ("done", "failed")
 COMMANDS = ("challenge", "test", "withdraw", "remove", "rescore")
-
-
-class Request(Base):
-    """One hill job someone asked for, and its answer."""
-
-    __tablename__ = "requests"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
-    # who asked, and where the answer goes: a channel, or None for a private notice
-    nick: Mapped[str] = mapped_column(String(64))
-    channel: Mapped[str | None] = mapped_column(String(64))
-    origin: Mapped[str] = mapped_column(String(8))  # "irc", or "web" for an upload
-    command: Mapped[str] = mapped_column(String(16))  # one of COMMANDS
-    # the program's owner (or the admin acting), its name (a full name for
-    # remove, "" for rescore) and code (challenge and test)
-    owner: Mapped[str] = mapped_column(String(64))
-    name: Mapped[str] = mapped_column(String(128))
-    code: Mapped[bytes | None] = mapped_column(LargeBinary)
-    state: Mapped[str] = mapped_column(String(8), index=True)  # OPEN or FINISHED
-    attempts: Mapped[int] = mapped_column(default=0)  # times it started running
-    result: Mapped[str | None]  # the answer
-    program: Mapped[str | None] = mapped_column(String(128))  # on the hill after it
-    announce: Mapped[bool] = mapped_column(default=False)  # a hill change: told to all
-    delivered: Mapped[bool] = mapped_column(default=False, index=True)
-    finished_at: Mapped[dt.datetime | None]
-
-    @property
-    def full_name(self) -> str:
-        return self.name if self.command == "remove" else f"{self.owner}.{self.name}"
-
-
-class UploadLink(Base):
-    """A one-time link to the upload form, bound to who asked for it (the
-    token itself is never stored, only its SHA-256)."""
-
-    __tablename__ = "upload_links"
-
-    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    nick: Mapped[str] = mapped_column(String(64))
-    channel: Mapped[str | None] = mapped_column(String(64))
-    owner: Mapped[str] = mapped_column(String(64))
-    name: Mapped[str] = mapped_column(String(48))
-    test_only: Mapped[bool]
-    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
-    expires_at: Mapped[dt.datetime] = mapped_column(index=True)
-    used_at: Mapped[dt.datetime | None]
-    request_id: Mapped[int | None] = mapped_column(ForeignKey("requests.id"))
-
-    @property
-    def full_name(self) -> str:
-        return f"{self.owner}.{self.name}"
 
 
 class RequestBook:

@@ -12,7 +12,7 @@ it up again on its restart and the web shows it while it runs:
 - `tournament_rounds`, `tournament_matches`: the ledger's changes
   (hill.tournaments.ledger), one row a round and one a match.
 
-Its jousts are the hill's own (storage.Joust, kept by content): a
+Its jousts are the hill's own (hill.store.tables.Joust, kept by content): a
 tournament reuses every joust stored and stores each one it plays.
 
 `HillLedgerStore` is the ledger store of one tournament, written by the
@@ -28,63 +28,18 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text, func, select
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
-from hill.engine import arena
 from hill.engine.arena import Played
 from hill.play.tournament import TournamentPlan, result_json
-from hill.store.database import Base, Database, iso_utc, utcnow
+from hill.rules.events import iso_utc, utcnow
+from hill.store.database import Database
+from hill.store.jousts import store_jousts
 from hill.store.ledger_rows import stored_changes, write_statement
+from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Change, Ledger, MatchStatus
-
-
-class TournamentRow(Base):
-    """A tournament of the hill: its plan and how it ended."""
-
-    __tablename__ = "tournaments"
-
-    id: Mapped[int] = mapped_column(primary_key=True)
-    format: Mapped[str] = mapped_column(String(16))
-    pool: Mapped[str] = mapped_column(String(64))  # e.g. "hill", "hill@12", "archive"
-    seed: Mapped[int | None]
-    additional_rounds: Mapped[int]
-    allow_repeat: Mapped[bool]
-    criteria: Mapped[str] = mapped_column(String(128))  # comma-separated, in order
-    started_by: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
-    finished_at: Mapped[dt.datetime | None]
-    ended: Mapped[str | None] = mapped_column(Text)  # "complete" or why it ended early
-
-
-class EntrantRow(Base):
-    __tablename__ = "tournament_entrants"
-
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    seat: Mapped[int] = mapped_column(primary_key=True)  # the plan's order
-    name: Mapped[str] = mapped_column(String(128))
-    code_hash: Mapped[str] = mapped_column(String(64))
-
-
-class RoundRow(Base):
-    __tablename__ = "tournament_rounds"
-
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    number: Mapped[int] = mapped_column(primary_key=True)
-    bye: Mapped[str | None] = mapped_column(String(128))
-
-
-class MatchRow(Base):
-    __tablename__ = "tournament_matches"
-
-    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), primary_key=True)
-    round: Mapped[int] = mapped_column(primary_key=True)
-    board: Mapped[int] = mapped_column(primary_key=True)
-    a: Mapped[str] = mapped_column(String(128))
-    b: Mapped[str] = mapped_column(String(128))
-    status: Mapped[str] = mapped_column(String(16))
-    margin: Mapped[int | None]
 
 
 def add_tournament(
@@ -148,7 +103,7 @@ class HillLedgerStore:
 
     def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
         with self.lock(), self.db.transaction() as session:
-            arena.store(session, played)
+            store_jousts(session, played)
             for change in changes:
                 session.execute(self._upsert(change))
 

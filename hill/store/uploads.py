@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from sqlalchemy import delete, update
 
 from hill.errors import LinkRefused
-from hill.store.database import Database, utcnow
-from hill.store.requests import Request, RequestBook, UploadLink
+from hill.rules.events import utcnow
+from hill.store.database import Database
+from hill.store.requests import RequestBook
+from hill.store.tables import Request, UploadLink
 
 TOKEN_BYTES = 24  # 192 random bits, URL-safe base64
 KEEP_USED = dt.timedelta(days=7)  # a used link shows its result this long

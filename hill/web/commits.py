@@ -27,7 +27,7 @@ from cachetools import LRUCache
 from hill.engine.arena import code_hash
 from hill.errors import GitUnavailable, HillError, NotFound
 from hill.rules import names
-from hill.store.database import iso_utc
+from hill.rules.events import iso_utc
 from hill.store.queries import HillEvent, HillQueries, Version
 from hill.web import data as api
 from hill.web.code_diff import code_diff

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from hill import engine
+from hill.rules.events import iso_utc
 from hill.rules.reports import json_report
-from hill.store.database import iso_utc
 from hill.store.queries import HillEvent
 from hill.web.state import Snapshot, Timeline
 

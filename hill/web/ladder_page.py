@@ -16,7 +16,8 @@ from sqlalchemy import func, select
 
 from hill.ladder.report import board_json
 from hill.store import ladder as archive
-from hill.store.database import Database, Event
+from hill.store.database import Database
+from hill.store.tables import Event, LadderVersion
 from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.views import page
 
@@ -42,7 +43,7 @@ class LadderReader(ThreadedReader):
         with self.db.session() as session:
             return (
                 archive.latest_snapshot_id(session),
-                session.scalar(select(func.max(archive.LadderVersion.id))),
+                session.scalar(select(func.max(LadderVersion.id))),
                 session.scalar(select(func.max(Event.id))),
             )
 

@@ -24,9 +24,9 @@ from aiohttp import web
 
 from hill.errors import NotFound
 from hill.rules import names
+from hill.rules.events import ARRIVALS
 from hill.rules.standings import Entry, Standings
 from hill.rules.statistics import Statistics, hill_statistics
-from hill.store.database import ARRIVALS
 from hill.store.queries import HillEvent, HillQueries
 from hill.web.reader_thread import ThreadedReader
 

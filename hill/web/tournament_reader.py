@@ -22,7 +22,9 @@ from hill import engine
 from hill.engine import arena
 from hill.errors import NotFound
 from hill.store import tournaments as records
-from hill.store.database import Database, Program
+from hill.store.database import Database
+from hill.store.jousts import load_jousts
+from hill.store.tables import Program
 from hill.web import tournament_data
 from hill.web.reader_thread import ThreadedReader
 
@@ -77,7 +79,7 @@ class TournamentReader(ThreadedReader):
     def _outcomes(self, hashes: Sequence[str]) -> tournament_data.Outcomes:
         """The stored jousts among `hashes`, read from either side."""
         with self.db.session() as session:
-            results = arena.load(session, hashes)
+            results = load_jousts(session, hashes)
 
         def between(a: str, b: str) -> np.ndarray | None:
             return results.between(a, b) if arena.oriented(a, b)[0] in results else None

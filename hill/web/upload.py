@@ -20,7 +20,7 @@ from typing import Any
 from aiohttp import BodyPartReader, web
 
 from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull
-from hill.store.database import iso_utc
+from hill.rules.events import iso_utc
 from hill.store.requests import OPEN, RequestBook
 from hill.store.uploads import LinkState, UploadLinks
 from hill.web.render import render

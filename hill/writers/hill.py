@@ -30,17 +30,12 @@ from hill.history.recorder import Change, HistoryRecorder
 from hill.history.repository import HillRepository
 from hill.layout import DataFolder
 from hill.rules import changes, names
+from hill.rules.events import EventKind, LeaveReason, ProgramStatus, utcnow
 from hill.rules.standings import Contestant, Entry, Standings, rank
-from hill.store.database import (
-    Database,
-    Event,
-    EventKind,
-    LeaveReason,
-    Program,
-    ProgramStatus,
-    utcnow,
-)
+from hill.store.database import Database
+from hill.store.jousts import load_jousts, store_jousts
 from hill.store.queries import HillQueries, code_by_hash
+from hill.store.tables import Event, Program
 
 __all__ = ["Hill", "HillError", "Record", "Report", "check_program"]
 
@@ -142,12 +137,12 @@ class Hill:
                 previous_id, current = self.queries.current(session)
                 plan = changes.arrival(current, full_name, self.settings.size, test_only=test_only)
                 hashes = [e.program.code_hash for e in plan.stay] + [program_hash]
-                results = arena.load(session, hashes)
+                results = load_jousts(session, hashes)
                 code_of = _code_of(session, {program_hash: code})
                 played = self.arena.complete(results, hashes, code_of)
             crash_point("jousted")
             with self.db.transaction() as session:
-                arena.store(session, played)
+                store_jousts(session, played)
                 row = self._arrive(session, plan, owner, name, code, program_hash)
                 standings, summary = self._rank_arrival(current, plan, results, row)
                 displaced = plan.displaced.program.id if plan.displaced else None
@@ -191,7 +186,7 @@ class Hill:
             standings = rank(contestants, outcomes, self.settings.ranking, previous)
             summary = changes.rescore_summary(standings, rejoust)
             with self.db.transaction() as session:
-                arena.store(session, played)
+                store_jousts(session, played)
                 event = self._add_event(session, EventKind.RESCORE, actor, summary, standings)
                 report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
                 _hand_over(session, report, record)

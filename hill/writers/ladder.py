@@ -28,6 +28,7 @@ import numpy as np
 from hill.engine import arena
 from hill.engine.arena import Arena, LocalExecutor
 from hill.faults import crash_point
+from hill.ladder.board import Version
 from hill.ladder.ladder import (
     Ladder,
     ladder_statistics,
@@ -37,7 +38,7 @@ from hill.ladder.ladder import (
     standing,
 )
 from hill.store import ladder as archive
-from hill.store.ladder import Version
+from hill.store.jousts import store_jousts
 from hill.store.queries import code_by_hash
 from hill.writers.hill import Hill
 
@@ -172,7 +173,7 @@ class ArchiveLadder:
         crash_point("ladder-jousted")
         with self.hill.lock.held(), self.hill.db.transaction() as session:
             before = archive.joust_mark(session)
-            arena.store(session, played)
+            store_jousts(session, played)
             archive.count_ladder_jousts(session, len(played))
             after = archive.joust_mark(session)
         crash_point("ladder-stored")

@@ -19,11 +19,12 @@ from hill.engine import arena
 from hill.engine.arena import Arena
 from hill.errors import TournamentError
 from hill.play.tournament import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.store.jousts import load_jousts
 from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
+from hill.store.tables import TournamentRow
 from hill.store.tournaments import (
     HillLedgerStore,
-    TournamentRow,
     TournamentView,
     add_tournament,
     entrants_of,
@@ -96,7 +97,7 @@ class HillTournaments:
             plan = plan_of(row, entrants)
             codes = {e.code_hash: code_by_hash(session, e.code_hash) for e in entrants}
             programs = {e.name: codes[e.code_hash] for e in entrants}
-            known = arena.load(session, codes)
+            known = load_jousts(session, codes)
         store = HillLedgerStore(self.hill.db, self.hill.lock.held, tournament_id)
         return Tournament(plan, programs, store, jousts or self.hill.arena, known)
 
