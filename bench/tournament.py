@@ -26,8 +26,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hill.engine.arena import Arena
-from hill.play.tournament import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
+from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.round_robin import ROUND_ROBIN
+from hill.tournaments.swiss import SWISS
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
 REFERENCE = TESTS / "data" / "reference"

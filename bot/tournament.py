@@ -27,10 +27,10 @@ from hill.config import Settings
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
 from hill.errors import HillError, Stopped, TournamentError
 from hill.play.cluster import executor_for
-from hill.play.tournament import FORMATS
 from hill.store.pools import POOLS_HELP
 from hill.store.requests import RequestBook
 from hill.store.tournaments import TournamentSummary, latest, tournament
+from hill.tournaments.plan import FORMATS
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 

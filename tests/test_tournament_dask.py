@@ -24,8 +24,10 @@ from hill.engine import arena
 from hill.engine.arena import Arena
 from hill.errors import TournamentError
 from hill.play.cluster import DaskExecutor
-from hill.play.tournament import ROUND_ROBIN, Tournament, TournamentPlan
+from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.round_robin import ROUND_ROBIN
 
 
 @pytest.fixture(scope="module")

@@ -26,12 +26,13 @@ import hill.store.requests  # noqa: F401  (and the request book's)
 from hill.config import HillSettings
 from hill.engine.arena import Arena
 from hill.errors import TournamentError
-from hill.play.tournament import Tournament, TournamentPlan
+from hill.play.tournament import Tournament
 from hill.store.database import schema_revision
 from hill.store.pools import archive_entrants, hill_pool, join_pools
 from hill.store.tables import Base, Joust
 from hill.store.tournaments import progress_mark, progress_marks, tournament, tournaments
 from hill.tournaments.ledger import MemoryStore
+from hill.tournaments.plan import TournamentPlan
 from hill.web import tournament_data
 from hill.web.tournament_reader import TournamentReader
 from hill.writers.hill import Hill

@@ -10,8 +10,11 @@ from conftest import REFERENCE
 
 from hill.engine.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
 from hill.errors import LedgerError
-from hill.play.tournament import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
+from hill.play.tournament import Tournament
 from hill.tournaments.ledger import Ledger, MatchStatus, MemoryStore
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.round_robin import ROUND_ROBIN
+from hill.tournaments.swiss import SWISS
 
 
 def test_a_round_is_created_whole_checked_out_and_committed() -> None:

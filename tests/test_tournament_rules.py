@@ -10,18 +10,10 @@ from collections.abc import Iterable, Iterator
 import pytest
 
 from hill.tournaments.criteria import median_buchholz, parse_criteria, swiss_standings
+from hill.tournaments.formats import COMPLETE, Ended, Pairing
 from hill.tournaments.match import MatchResult, Round, match_score
 from hill.tournaments.round_robin import crosstable, reality_show, standings, total_wins
-from hill.tournaments.swiss import (
-    BLOCK,
-    COMPLETE,
-    Ended,
-    Pairing,
-    SwissSettings,
-    closest_pairs,
-    next_round,
-    planned_rounds,
-)
+from hill.tournaments.swiss import BLOCK, SwissSettings, closest_pairs, next_round, planned_rounds
 
 
 def test_match_score_and_sides() -> None:

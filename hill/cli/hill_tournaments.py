@@ -22,7 +22,7 @@ from hill.cli.tournaments import (
     add_execution_options,
     add_format_options,
     arena_for,
-    note_swiss_only_options,
+    note_unread_options,
     progress_bar,
     text_result,
 )
@@ -63,7 +63,7 @@ def add_hill_tournament_commands(actions: argparse._SubParsersAction) -> None:  
 
 
 def command_create(args: argparse.Namespace) -> None:
-    note_swiss_only_options(args)
+    note_unread_options(args)
     hill = open_hill(args)
     try:
         service = HillTournaments(hill)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import secrets
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,12 +16,11 @@ from hill.cli.hill import settings_of
 from hill.engine.arena import Arena
 from hill.play.cluster import executor_for
 from hill.play.pools import file_pool
-from hill.play.tournament import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.play.tournament import Progress, Tournament
 from hill.store.state_file import StateFile
 from hill.tournaments.criteria import CRITERIA, parse_criteria
 from hill.tournaments.ledger import MemoryStore
-
-SWISS_ONLY = {"additional_rounds": 0, "allow_repeat": False, "criteria": CRITERIA}  # defaults
+from hill.tournaments.plan import FORMATS, OPTIONS, TournamentPlan, seed_for, unread_options
 
 
 def add_tournament_commands(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
@@ -47,7 +45,7 @@ def add_tournament_commands(commands: argparse._SubParsersAction) -> argparse._S
 
 def add_format_options(parser: argparse.ArgumentParser) -> None:
     """What decides a tournament: its format and the Swiss settings."""
-    parser.add_argument("--format", choices=FORMATS, required=True)
+    parser.add_argument("--format", choices=tuple(FORMATS), required=True)
     parser.add_argument("--seed", type=int, help="Swiss round 1 (default: a random seed, printed)")
     parser.add_argument(
         "--additional-rounds",
@@ -95,22 +93,21 @@ def _criteria(text: str) -> tuple[str, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def note_swiss_only_options(args: argparse.Namespace) -> None:
-    if args.format != SWISS:
-        for option, default in SWISS_ONLY.items():
-            if getattr(args, option) != default:
-                print(f"note: --{option.replace('_', '-')} applies to swiss only", file=sys.stderr)
+def note_unread_options(args: argparse.Namespace) -> None:
+    """Say which options given the format does not read (they change nothing)."""
+    for note in unread_options(args.format, {option: getattr(args, option) for option in OPTIONS}):
+        print(f"note: {note}", file=sys.stderr)
 
 
 def command_run(args: argparse.Namespace) -> None:
     programs = file_pool(args.files)
-    note_swiss_only_options(args)
+    note_unread_options(args)
     store = MemoryStore() if args.state is None else StateFile(Path(args.state))
     seed = args.seed
-    if seed is None and args.format == SWISS:
-        # a resumed run keeps its first seed; a new one is reported: the run can be repeated
-        stored = store.stored_plan() if isinstance(store, StateFile) else None
-        seed = stored["seed"] if stored else secrets.randbelow(2**31)
+    stored = store.stored_plan() if isinstance(store, StateFile) else None
+    if seed is None and stored is not None:
+        seed = stored["seed"]  # a resumed run keeps its first seed
+    seed = seed_for(args.format, seed)
     plan = TournamentPlan(
         format=args.format,
         entrants=tuple(args.files),

@@ -12,69 +12,15 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from hill.engine import arena
 from hill.engine.arena import Arena, Pair, Played
-from hill.tournaments import round_robin
-from hill.tournaments.criteria import CRITERIA, swiss_standings
+from hill.tournaments.formats import Ended, Pairing
 from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch
-from hill.tournaments.swiss import (
-    COMPLETE,
-    Ended,
-    Pairing,
-    SwissSettings,
-    next_round,
-    planned_rounds,
-)
-
-SWISS = "swiss"
-ROUND_ROBIN = "round-robin"
-FORMATS = (SWISS, ROUND_ROBIN)
+from hill.tournaments.plan import TournamentPlan, result_json
 
 Progress = Callable[[int, int], None]  # (matches committed, matches expected)
 WRITE_INTERVAL = 0.2  # seconds between writes of committed results
-
-
-@dataclass(frozen=True)
-class TournamentPlan:
-    """Everything that decides a tournament's result besides the programs."""
-
-    format: str
-    entrants: tuple[str, ...]
-    seed: int | None = None  # Swiss round 1; a round robin only reports it
-    additional_rounds: int = 0
-    allow_repeat: bool = False
-    criteria: tuple[str, ...] = CRITERIA
-
-    def swiss_settings(self) -> SwissSettings:
-        if self.seed is None:
-            raise ValueError("a Swiss tournament needs a seed")
-        return SwissSettings(self.seed, self.additional_rounds, self.allow_repeat, self.criteria)
-
-    def to_json(self, programs: Mapping[str, bytes]) -> dict[str, object]:
-        """The plan as plain data, with each entrant's program by content."""
-        return {
-            "format": self.format,
-            "entrants": list(self.entrants),
-            "programs": [arena.code_hash(programs[name]) for name in self.entrants],
-            "seed": self.seed,
-            "additional_rounds": self.additional_rounds,
-            "allow_repeat": self.allow_repeat,
-            "criteria": list(self.criteria),
-        }
-
-    def planned_rounds(self) -> int:
-        if self.format == ROUND_ROBIN:
-            return 1
-        return planned_rounds(len(self.entrants), self.additional_rounds)
-
-    def expected_matches(self) -> int:
-        n = len(self.entrants)
-        if self.format == ROUND_ROBIN:
-            return n * (n - 1) // 2
-        return self.planned_rounds() * (n // 2)
 
 
 class Tournament:
@@ -122,12 +68,7 @@ class Tournament:
             self.store.write(self.ledger.open_round(decision.bye, list(decision.pairs)))
 
     def _next_round(self) -> Pairing | Ended:
-        if self.plan.format == ROUND_ROBIN:
-            if self.ledger.current_round:
-                return Ended(COMPLETE)
-            return Pairing(1, None, tuple(round_robin.round_robin_pairs(self.plan.entrants)))
-        rounds = self.ledger.played_rounds()
-        return next_round(self.plan.entrants, rounds, self.plan.swiss_settings())
+        return self.plan.rules.next_round(self.plan, self.ledger.played_rounds())
 
     def _play_current_round(self, progress: Progress | None) -> None:
         matches = self.ledger.check_out()
@@ -165,29 +106,6 @@ class Tournament:
     def to_json(self) -> dict[str, object]:
         """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
         return result_json(self.plan, self.ledger)
-
-
-def result_json(plan: TournamentPlan, ledger: Ledger) -> dict[str, Any]:
-    """The result so far (its committed rounds) in the tool contract of
-    TOURNAMENTS.md (field names exactly)."""
-    rounds = ledger.played_rounds()
-    result: dict[str, Any] = {
-        "format": plan.format,
-        "seed": plan.seed,
-        "entrants": list(plan.entrants),
-        "ended": ledger.ended,
-        "rounds": [round_.to_json() for round_ in rounds],
-    }
-    if plan.format == SWISS:
-        rows = swiss_standings(plan.entrants, rounds, plan.criteria)
-        result["standings"] = [row.to_json() for row in rows]
-        return result
-    matches = [match for round_ in rounds for match in round_.matches]
-    table = round_robin.standings(plan.entrants, matches)
-    wins = round_robin.total_wins(table)
-    result["standings"] = [row.to_json(wins) for row in table]
-    result["reality_show"] = round_robin.reality_show(plan.entrants, matches)
-    return result
 
 
 class WriteBehind:

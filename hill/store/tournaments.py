@@ -32,7 +32,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from hill.engine.arena import Played
-from hill.play.tournament import TournamentPlan, result_json
 from hill.rules.events import iso_utc, utcnow
 from hill.store.database import Database
 from hill.store.jousts import store_jousts
@@ -40,6 +39,7 @@ from hill.store.ledger_rows import stored_changes, write_statement
 from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Change, Ledger, MatchStatus
+from hill.tournaments.plan import TournamentPlan, result_json
 
 
 def add_tournament(

@@ -13,12 +13,10 @@ fraction of a second of results (hill.tournaments.runner.WriteBehind), and
 
 from __future__ import annotations
 
-import secrets
-
 from hill.engine import arena
 from hill.engine.arena import Arena
 from hill.errors import TournamentError
-from hill.play.tournament import FORMATS, SWISS, Progress, Tournament, TournamentPlan
+from hill.play.tournament import Progress, Tournament
 from hill.store.jousts import load_jousts
 from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
@@ -33,6 +31,7 @@ from hill.store.tournaments import (
     unfinished,
 )
 from hill.tournaments.criteria import CRITERIA
+from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
 from hill.writers.hill import Hill
 
 
@@ -55,12 +54,10 @@ class HillTournaments:
         started_by: str = "",
     ) -> int:
         """Store a new tournament over `pool` (not played yet); its id."""
-        if format not in FORMATS:
-            raise TournamentError(f"unknown format {format[:20]!r}: swiss or round-robin")
+        tournament_format(format)  # TournamentError if there is no such format
         with self.hill.db.session() as session:
             chosen = hill_pool(session, pool, all_versions=all_versions)
-        if seed is None and format == SWISS:
-            seed = secrets.randbelow(2**31)  # stored: a resumed run draws the same round 1
+        seed = seed_for(format, seed)
         plan = TournamentPlan(
             format=format,
             entrants=tuple(chosen.programs),
