@@ -3,8 +3,8 @@ the link to its commit's page in the web report."""
 
 from __future__ import annotations
 
-from hill.history.recorder import commit_title
 from hill.rules import names
+from hill.rules.changes import commit_title
 from hill.store.queries import HillEvent, HillQueries
 
 SHOWN = 3

@@ -17,6 +17,7 @@ from sqlalchemy import select, update
 
 from hill.history.repository import HillRepository
 from hill.rules import names
+from hill.rules.changes import commit_message
 from hill.rules.events import HILL_CHANGES, EventKind
 from hill.rules.reports import text_report
 from hill.rules.standings import Standings
@@ -25,25 +26,6 @@ from hill.store.queries import HillEvent, HillQueries
 from hill.store.tables import Event
 
 REPORT = "report.txt"
-COMMIT_MESSAGES = {
-    EventKind.CHALLENGE: "Replacing {displaced} by {program}",
-    EventKind.JOIN: "Adding {program}",
-    EventKind.UPDATE: "Updating {program}",
-    EventKind.WITHDRAW: "Withdrawing {displaced}",
-    EventKind.REMOVE: "Removing {displaced}",
-    EventKind.RESCORE: "Rescoring the hill",
-}
-assert set(COMMIT_MESSAGES) == HILL_CHANGES
-
-
-def commit_title(kind: EventKind, program: str | None, left: str | None) -> str:
-    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by alice.rush` ..."""
-    return COMMIT_MESSAGES[kind].format(program=program, displaced=left)
-
-
-def commit_message(kind: EventKind, program: str | None, left: str | None, summary: str) -> str:
-    """The title, then the event's summary."""
-    return f"{commit_title(kind, program, left)}\n\n{summary}"
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What a hill change does, as pure functions over plain data: who leaves
-when a program arrives, which event that is, and the one-line summaries the
-players read."""
+when a program arrives, which event that is, the one-line summaries the
+players read, and the titles of the git commits that record them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hill.rules.events import EventKind, LeaveReason
+from hill.rules.events import HILL_CHANGES, EventKind, LeaveReason
 from hill.rules.standings import Entry, Standings
 
 
@@ -98,3 +98,24 @@ def departure_summary(full_name: str, kind: EventKind, size: int) -> str:
 def rescore_summary(standings: Standings, rejoust: bool) -> str:
     replayed = " after replaying every joust" if rejoust else ""
     return f"rescored {standings.size} programs by {standings.method}{replayed}"
+
+
+COMMIT_MESSAGES = {
+    EventKind.CHALLENGE: "Replacing {displaced} by {program}",
+    EventKind.JOIN: "Adding {program}",
+    EventKind.UPDATE: "Updating {program}",
+    EventKind.WITHDRAW: "Withdrawing {displaced}",
+    EventKind.REMOVE: "Removing {displaced}",
+    EventKind.RESCORE: "Rescoring the hill",
+}
+assert set(COMMIT_MESSAGES) == HILL_CHANGES
+
+
+def commit_title(kind: EventKind, program: str | None, left: str | None) -> str:
+    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by alice.rush` ..."""
+    return COMMIT_MESSAGES[kind].format(program=program, displaced=left)
+
+
+def commit_message(kind: EventKind, program: str | None, left: str | None, summary: str) -> str:
+    """The title, then the event's summary."""
+    return f"{commit_title(kind, program, left)}\n\n{summary}"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 from feedgen.feed import FeedGenerator
 
-from hill.history.recorder import commit_title
+from hill.rules.changes import commit_title
 from hill.store.queries import HillEvent
 
 ENTRIES = 50
