@@ -16,7 +16,7 @@ from bot.commands import Commands
 from bot.identity import Sender
 from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
 from bot.ladder import LadderWorker
-from bot.runner import Runner
+from bot.runner import Answer, Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.layout import DataFolder
@@ -50,13 +50,13 @@ class HillBot:
     def _refund(self, owner: str) -> None:
         self.commands.refund(owner)
 
-    def _answer(self, request: Request, text: str, on_sent: Callable[[], None]) -> None:
+    def _answer(self, request: Request, answer: Answer, on_sent: Callable[[], None]) -> None:
         """A request's answer, addressed as the reply to its command would
         have been; a hill change is also told in the summary channel.
         `on_sent` once all of it is written to the server."""
         summary = self.settings.irc.summary_channel
         told = [request.channel]
-        if request.announce and summary and summary != request.channel:
+        if answer.changed and summary and summary != request.channel:
             told.append(summary)
         remaining = len(told)
 
@@ -67,9 +67,9 @@ class HillBot:
                 on_sent()
 
         asker = Incoming(Sender(request.nick, None, False), request.channel, "")
-        self.client.reply(asker, text, on_sent=sent)
+        self.client.reply(asker, answer.line, on_sent=sent)
         if len(told) > 1:
-            self.client.say(summary, f"{request.nick}: {request.result}", on_sent=sent)
+            self.client.say(summary, f"{request.nick}: {answer.text}", on_sent=sent)
 
     async def run(self) -> None:
         await self.runner.start()

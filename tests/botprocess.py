@@ -67,10 +67,11 @@ class BotProcess:
                 self.process.wait()
 
     def requests(self) -> list[tuple[str, str, str, int]]:
-        """(full name, state, result, delivered) of every request, in order."""
+        """(full name, state, outcome's summary, delivered) of every request, in order."""
         with contextlib.closing(sqlite3.connect(self.data / "hill.sqlite3", timeout=10)) as db:
             rows = db.execute(
-                "SELECT owner || '.' || name, state, coalesce(result, ''), delivered"
+                "SELECT owner || '.' || name, state,"
+                " coalesce(json_extract(outcome, '$.summary'), ''), delivered"
                 " FROM requests ORDER BY id"
             )
             return list(rows)

@@ -8,6 +8,7 @@ business.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session, aliased
 
+from hill.engine.arena import Results
 from hill.errors import HillError
 from hill.layout import DataFolder
 from hill.rules import names
@@ -187,14 +189,17 @@ class HillQueries:
                 raise HillError(f"no program {program_id}")
             return code
 
-    def current(self, session: Session) -> tuple[int | None, Standings]:
-        """The hill now and the change that made it (None: no change yet),
-        in the caller's session (the writer's, under its lock)."""
+    def current(
+        self, session: Session, newcomers: Sequence[str] = ()
+    ) -> tuple[int | None, Standings, Results]:
+        """The hill now, the change that made it (None: no change yet), and
+        the stored jousts among its programs and `newcomers` (code hashes),
+        read once: in the caller's session (the writer's, under its lock)."""
         query = select(Event).where(Event.kind.in_(HILL_CHANGES))
         event = session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
         if event is None:
-            return None, Standings.empty(self.ranking)
-        return event.id, _standings_of(session, event)
+            return None, Standings.empty(self.ranking), load_jousts(session, newcomers)
+        return event.id, *_standings_and_jousts(session, event, newcomers)
 
     def _read(self, query: Select[Any]) -> list[HillEvent]:
         with self.db.session() as session:
@@ -250,6 +255,14 @@ def _event(
 
 def _standings_of(session: Session, event: Event) -> Standings:
     """The standings stored with an event, with the outcomes of its jousts."""
+    return _standings_and_jousts(session, event)[0]
+
+
+def _standings_and_jousts(
+    session: Session, event: Event, newcomers: Sequence[str] = ()
+) -> tuple[Standings, Results]:
+    """The standings stored with an event, with the outcomes of its jousts,
+    and the stored jousts among its programs and `newcomers`."""
     records = event.standings["entries"]
     ids = [r["id"] for r in records]
     query = select(
@@ -258,7 +271,8 @@ def _standings_of(session: Session, event: Event) -> Standings:
     programs = {row.id: Contestant(**row._mapping) for row in session.execute(query)}
     contestants = [programs[i] for i in ids]
     hashes = [c.code_hash for c in contestants]
-    outcomes = load_jousts(session, hashes).matrix(hashes)
+    results = load_jousts(session, [*hashes, *newcomers])
+    outcomes = results.matrix(hashes)
     entries = tuple(
         Entry(
             program=contestant,
@@ -269,4 +283,4 @@ def _standings_of(session: Session, event: Event) -> Standings:
         )
         for contestant, r in zip(contestants, records, strict=True)
     )
-    return Standings(event.standings["method"], entries, outcomes)
+    return Standings(event.standings["method"], entries, outcomes), results

@@ -3,11 +3,12 @@ the hill's database so that a crash forgets none of them.
 
 A request is recorded `queued` when asked (on IRC, or through the web upload
 form, perhaps in another process), becomes `running` while played, and ends
-`done` or `failed` with the text of its answer; `delivered` is set once that
-answer has been written to the IRC server.  A request that changes the hill
-is marked done in the same transaction as the change (see `finish` and
-`hill.service.Record`): after a kill it is either done, or still open and
-played again, never both.
+`done` or `failed` with what it came to, as data (hill.rules.requests.
+Outcome), which the bot puts in words; `delivered` is set once the answer
+has been written to the IRC server.  A request that changes the hill is
+marked done by the writer in the same transaction as the change (`finish`,
+called by hill.writers.hill): after a kill it is either done, or still open
+and played again, never both.
 """
 
 from __future__ import annotations
@@ -19,12 +20,9 @@ from sqlalchemy.orm import Session
 
 from hill.errors import QueueFull
 from hill.rules.events import utcnow
+from hill.rules.requests import FINISHED, OPEN, Outcome, RequestKind, RequestState
 from hill.store.database import Database
 from hill.store.tables import Request
-
-OPEN = ("queued", "running")
-FINISHED = ("done", "failed")
-COMMANDS = ("challenge", "test", "withdraw", "remove", "rescore")
 
 
 class RequestBook:
@@ -41,14 +39,14 @@ class RequestBook:
             return self.add_in(session, limit=limit, **fields)
 
     def add_in(self, session: Session, *, limit: int, **fields: Any) -> Request:
-        if fields["command"] not in COMMANDS:
+        if fields["command"] not in set(RequestKind):
             raise ValueError(f"no command {fields['command']!r}")
-        row = Request(state="queued", **fields)
+        row = Request(state=RequestState.QUEUED, **fields)
         session.add(row)
         # the insert holds SQLite's write lock: the count is exact across processes
         session.flush()
         waiting = session.scalar(
-            select(func.count()).select_from(Request).where(Request.state == "queued")
+            select(func.count()).select_from(Request).where(Request.state == RequestState.QUEUED)
         )
         if waiting is not None and waiting > limit:
             raise QueueFull  # and the transaction is rolled back
@@ -80,41 +78,16 @@ class RequestBook:
         with self.db.transaction() as session:
             row = session.get(Request, request_id)
             assert row is not None
-            row.state = "running"
+            row.state = RequestState.RUNNING
             row.attempts += 1
             return row
 
-    def finish(
-        self,
-        session: Session,
-        request_id: int,
-        result: str,
-        *,
-        program: str | None = None,
-        announce: bool = False,
-    ) -> None:
-        """Mark a request done, in `session` (the hill change's transaction)."""
-        session.execute(
-            update(Request)
-            .where(Request.id == request_id)
-            .values(
-                state="done",
-                result=result,
-                program=program,
-                announce=announce,
-                finished_at=utcnow(),
-            )
-        )
-
-    def fail(self, request_id: int, result: str) -> Request:
-        """Mark a request refused (nothing on the hill changed)."""
+    def fail(self, request_id: int, refusal: str) -> Outcome:
+        """Mark a request refused (nothing on the hill changed); its outcome."""
+        outcome = Outcome(refusal)
         with self.db.transaction() as session:
-            row = session.get(Request, request_id)
-            assert row is not None
-            row.state = "failed"
-            row.result = result
-            row.finished_at = utcnow()
-            return row
+            finish(session, request_id, outcome, RequestState.FAILED)
+        return outcome
 
     def undelivered(self) -> list[Request]:
         """Finished requests whose answer has not been written to IRC, oldest first."""
@@ -129,3 +102,18 @@ class RequestBook:
     def mark_delivered(self, request_id: int) -> None:
         with self.db.transaction() as session:
             session.execute(update(Request).where(Request.id == request_id).values(delivered=True))
+
+
+def finish(
+    session: Session,
+    request_id: int,
+    outcome: Outcome,
+    state: RequestState = RequestState.DONE,
+) -> None:
+    """Mark a request done (or failed) with its outcome, in `session`: the
+    writer's, the transaction of the change it made."""
+    session.execute(
+        update(Request)
+        .where(Request.id == request_id)
+        .values(state=state, outcome=outcome.to_json(), finished_at=utcnow())
+    )

@@ -37,6 +37,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from hill import engine
 from hill.rules.events import EventKind, LeaveReason, ProgramStatus, utcnow
+from hill.rules.requests import Outcome, RequestKind, RequestState
 
 
 def _strings(enum: type[StrEnum], length: int) -> Enum:
@@ -130,7 +131,7 @@ class Event(Base):
 
 
 class Request(Base):
-    """One hill job someone asked for, and its answer."""
+    """One hill job someone asked for, and what it came to."""
 
     __tablename__ = "requests"
 
@@ -140,23 +141,27 @@ class Request(Base):
     nick: Mapped[str] = mapped_column(String(64))
     channel: Mapped[str | None] = mapped_column(String(64))
     origin: Mapped[str] = mapped_column(String(8))  # "irc", or "web" for an upload
-    command: Mapped[str] = mapped_column(String(16))  # one of COMMANDS
+    command: Mapped[RequestKind] = mapped_column(_strings(RequestKind, 16))
     # the program's owner (or the admin acting), its name (a full name for
     # remove, "" for rescore) and code (challenge and test)
     owner: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(128))
     code: Mapped[bytes | None] = mapped_column(LargeBinary)
-    state: Mapped[str] = mapped_column(String(8), index=True)  # OPEN or FINISHED
+    state: Mapped[RequestState] = mapped_column(_strings(RequestState, 8), index=True)
     attempts: Mapped[int] = mapped_column(default=0)  # times it started running
-    result: Mapped[str | None]  # the answer
-    program: Mapped[str | None] = mapped_column(String(128))  # on the hill after it
-    announce: Mapped[bool] = mapped_column(default=False)  # a hill change: told to all
+    # what it came to (hill.rules.requests.Outcome), once finished
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     delivered: Mapped[bool] = mapped_column(default=False, index=True)
     finished_at: Mapped[dt.datetime | None]
 
     @property
     def full_name(self) -> str:
-        return self.name if self.command == "remove" else f"{self.owner}.{self.name}"
+        return self.name if self.command == RequestKind.REMOVE else f"{self.owner}.{self.name}"
+
+    @property
+    def answer(self) -> Outcome | None:
+        """What it came to, as data (None while it is open)."""
+        return None if self.outcome is None else Outcome.from_json(self.outcome)
 
 
 class UploadLink(Base):

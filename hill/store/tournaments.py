@@ -16,7 +16,7 @@ Its jousts are the hill's own (hill.store.tables.Joust, kept by content): a
 tournament reuses every joust stored and stores each one it plays.
 
 `HillLedgerStore` is the ledger store of one tournament, written by the
-tournament's writer (hill.tournament_service) under the hill's lock; the
+tournament's writer (hill.writers.tournaments) under the hill's lock; the
 read functions at the bottom give plain data to the web, the CLI and the bot.
 """
 
@@ -88,21 +88,22 @@ def unfinished(session: Session) -> list[int]:
 
 class HillLedgerStore:
     """The ledger store of tournament `tournament_id` in the hill's database:
-    each write is one transaction, taken under `lock` (the hill's), with the
-    jousts played for it, so a kill at any moment loses nothing committed."""
+    each write is one transaction of `transaction` (the writer's, under the
+    hill's lock), with the jousts played for it, so a kill at any moment
+    loses nothing committed."""
 
     def __init__(
         self,
         db: Database,
-        lock: Callable[[], AbstractContextManager[None]],
+        transaction: Callable[[], AbstractContextManager[Session]],
         tournament_id: int,
     ) -> None:
         self.db = db
-        self.lock = lock
+        self.transaction = transaction
         self.id = tournament_id
 
     def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
-        with self.lock(), self.db.transaction() as session:
+        with self.transaction() as session:
             store_jousts(session, played)
             for change in changes:
                 session.execute(self._upsert(change))

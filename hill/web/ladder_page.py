@@ -72,7 +72,7 @@ def versions(ranking: list[dict[str, Any]]) -> list[dict[str, Any]]:
 LADDER = web.AppKey("ladder", LadderReader)
 
 
-@page("ladder", "/ladder", "/api/ladder", "ladder.html", table=routes)
+@page("ladder", "ladder.html", table=routes)
 async def ladder(request: web.Request) -> dict[str, Any]:
     return await request.app[LADDER].data()
 

@@ -21,13 +21,14 @@ from aiohttp import BodyPartReader, web
 
 from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull
 from hill.rules.events import iso_utc
-from hill.store.requests import OPEN, RequestBook
+from hill.rules.programs import check_program
+from hill.rules.requests import OPEN, answer_text
+from hill.store.requests import RequestBook
 from hill.store.uploads import LinkState, UploadLinks
 from hill.web.render import render
-from hill.writers.hill import check_program
+from hill.web.urls import PATHS, Urls, site_url
 
 routes = web.RouteTableDef()
-TOKEN = "/upload/{token:[A-Za-z0-9_-]{1,100}}"
 CHUNK = 65536
 REFRESH_SECONDS = 2
 
@@ -56,6 +57,19 @@ async def _state(request: web.Request) -> LinkState:
     return state
 
 
+def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
+    """The link's request as the page shows it: where it stands, and once
+    finished its answer in words (as the bot says it) and its program."""
+    asked = state.request
+    if asked is None:
+        return None
+    outcome = asked.answer
+    if outcome is None:
+        return {"state": asked.state, "answer": None, "program": None}
+    answer = answer_text(outcome, Urls(site=site_url(request)).program)
+    return {"state": asked.state, "answer": answer, "program": outcome.program}
+
+
 def _page(request: web.Request, state: LinkState, status: int = 200, **extra: Any) -> web.Response:
     link = state.link
     data = {
@@ -65,7 +79,7 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
         "max_bytes": _uploads(request).max_bytes,
         "error": None,
         "code": "",
-        "request": state.request,
+        "request": _asked(request, state),
         "waiting": 0,
         "expired": state.expired,
         **extra,
@@ -77,7 +91,7 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
     return response
 
 
-@routes.get(TOKEN)
+@routes.get(PATHS["upload"], name="upload")
 async def show(request: web.Request) -> web.Response:
     """The form, or what became of the upload."""
     state = await _state(request)
@@ -90,7 +104,7 @@ async def show(request: web.Request) -> web.Response:
     return _page(request, state, waiting=waiting)
 
 
-@routes.post(TOKEN)
+@routes.post(PATHS["upload"])
 async def upload(request: web.Request) -> web.Response:
     state = await _state(request)
     if state.request is not None:

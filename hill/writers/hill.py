@@ -1,26 +1,24 @@
-"""The hill service: the one writer, the one place that changes the hill.
+"""The hill's writer: the one place that changes the hill.
 
 Every change (challenge, withdrawal, admin removal, rescore) runs under an
-exclusive lock (across threads and processes: the bot and the command line),
-is written to the database as one transaction, and is then recorded in the
-git repository from the data in hand (hill.recorder).  A crash between the
-two is repaired on the next start.  Reads go through `Hill.queries` (plain
-data), as the readers that open the hill without this writer do.
+exclusive lock (across threads and processes: the bot and the command line,
+hill.writers.lock), is written to the database as one transaction, and is
+then recorded in the git repository from the data in hand
+(hill.history.recorder).  A crash between the two is repaired on the next
+start.  A player's request (hill.store.requests) is played through `PLAYS`
+and marked done, with what it came to, in the transaction of its change.
+Reads go through `Hill.queries` (plain data), as the readers that open the
+hill without this writer do.
 """
 
 from __future__ import annotations
 
-import fcntl
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from sqlalchemy.orm import Session
 
-from hill import engine
 from hill.config import HillSettings
 from hill.engine import arena
 from hill.engine.arena import Arena, Executor
@@ -30,14 +28,16 @@ from hill.history.recorder import Change, HistoryRecorder
 from hill.history.repository import HillRepository
 from hill.layout import DataFolder
 from hill.rules import changes, names
-from hill.rules.events import EventKind, LeaveReason, ProgramStatus, utcnow
+from hill.rules.events import ARRIVALS, EventKind, LeaveReason, ProgramStatus, utcnow
+from hill.rules.programs import check_program
+from hill.rules.requests import Outcome, RequestKind
 from hill.rules.standings import Contestant, Entry, Standings, rank
 from hill.store.database import Database
-from hill.store.jousts import load_jousts, store_jousts
+from hill.store.jousts import store_jousts
 from hill.store.queries import HillQueries, code_by_hash
-from hill.store.tables import Event, Program
-
-__all__ = ["Hill", "HillError", "Record", "Report", "check_program"]
+from hill.store.requests import finish
+from hill.store.tables import Event, Program, Request
+from hill.writers.lock import HillLock
 
 
 @dataclass(frozen=True)
@@ -50,38 +50,11 @@ class Report:
     program: str | None = None
     kind: EventKind | None = None  # the event's
 
-
-# Called inside the transaction of a hill change, with its report: what it
-# writes in the session commits with the change, or not at all (the bot marks
-# the player's request done this way, so that a crash never plays it twice).
-Record = Callable[[Session, Report], None]
-
-
-def check_program(code: bytes, max_bytes: int) -> engine.Program:
-    """The compiled program; HillError if it is too large or malformed."""
-    if len(code) > max_bytes:
-        raise HillError(f"program too large: {len(code)} bytes, the limit is {max_bytes}")
-    try:
-        return engine.compile_program(code)
-    except engine.ParseError as error:
-        raise HillError(f"parse error at {error}") from None
-
-
-class HillLock:
-    """Exclusive across threads and processes (the bot and the command line)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.thread_lock = threading.Lock()
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        with self.thread_lock, open(self.path, "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+    @property
+    def outcome(self) -> Outcome:
+        """What a request that asked for it came to, as stored."""
+        program = self.program if self.kind in ARRIVALS else None
+        return Outcome(self.summary, self.kind, program, self.changed)
 
 
 class Hill:
@@ -99,8 +72,8 @@ class Hill:
         self.settings = settings
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         folder = DataFolder(settings.data_dir)
-        self.lock = HillLock(folder.lock)
         self.db = Database(folder.database)
+        self.lock = HillLock(folder.lock, self.db)
         self.queries = HillQueries(self.db, settings.ranking)
         self.arena = Arena(executor, jobs=jobs)
         with self.lock.held():
@@ -125,23 +98,24 @@ class Hill:
         code: bytes,
         *,
         test_only: bool = False,
-        record: Record | None = None,
+        request: int | None = None,
     ) -> Report:
-        """Put a program on the hill (or, test_only, see where it would rank)."""
+        """Put a program on the hill (or, test_only, see where it would
+        rank); `request`, the request it answers, is marked done with it."""
         names.check(owner, name)
         program = check_program(code, self.settings.max_program_bytes)
         program_hash = self.arena.add(program)
         full_name = names.full_name(owner, name)
         with self.lock.held():
             with self.db.session() as session:
-                previous_id, current = self.queries.current(session)
+                # the hill's jousts and the newcomer's stored ones, read once
+                previous_id, current, results = self.queries.current(session, [program_hash])
                 plan = changes.arrival(current, full_name, self.settings.size, test_only=test_only)
                 hashes = [e.program.code_hash for e in plan.stay] + [program_hash]
-                results = load_jousts(session, hashes)
                 code_of = _code_of(session, {program_hash: code})
                 played = self.arena.complete(results, hashes, code_of)
             crash_point("jousted")
-            with self.db.transaction() as session:
+            with self.lock.transaction() as session:
                 store_jousts(session, played)
                 row = self._arrive(session, plan, owner, name, code, program_hash)
                 standings, summary = self._rank_arrival(current, plan, results, row)
@@ -150,29 +124,29 @@ class Hill:
                     session, plan.kind, owner, summary, standings, row.id, displaced
                 )
                 report = Report(summary, standings, not test_only, full_name, plan.kind)
-                _hand_over(session, report, record)
+                _answer(session, request, report)
             crash_point("stored")
             if not test_only:
                 left = plan.displaced.program.full_name if plan.displaced else None
                 self._record(event, previous_id, standings, (full_name, code), left)
         return report
 
-    def withdraw(self, owner: str, name: str, *, record: Record | None = None) -> Report:
+    def withdraw(self, owner: str, name: str, *, request: int | None = None) -> Report:
         """An owner takes their own program off the hill."""
         names.check(owner, name)
         full_name = names.full_name(owner, name)
         kind, reason = EventKind.WITHDRAW, LeaveReason.WITHDRAWN
-        return self._take_off(full_name, owner, kind, reason, record)
+        return self._take_off(full_name, owner, kind, reason, request)
 
-    def remove(self, full_name: str, actor: str, *, record: Record | None = None) -> Report:
+    def remove(self, full_name: str, actor: str, *, request: int | None = None) -> Report:
         """An admin takes any program off the hill."""
-        return self._take_off(full_name, actor, EventKind.REMOVE, LeaveReason.REMOVED, record)
+        return self._take_off(full_name, actor, EventKind.REMOVE, LeaveReason.REMOVED, request)
 
-    def rescore(self, actor: str, *, rejoust: bool = False, record: Record | None = None) -> Report:
+    def rescore(self, actor: str, *, rejoust: bool = False, request: int | None = None) -> Report:
         """Recompute the standings from the stored jousts (or replay every joust)."""
         with self.lock.held():
             with self.db.session() as session:
-                previous_id, current = self.queries.current(session)
+                previous_id, current, _ = self.queries.current(session)
                 contestants = [e.program for e in current.entries]
                 hashes = [c.code_hash for c in contestants]
                 outcomes, played = current.outcomes, []
@@ -185,11 +159,11 @@ class Hill:
             previous = {e.program.id: e.rank for e in current.entries}
             standings = rank(contestants, outcomes, self.settings.ranking, previous)
             summary = changes.rescore_summary(standings, rejoust)
-            with self.db.transaction() as session:
+            with self.lock.transaction() as session:
                 store_jousts(session, played)
                 event = self._add_event(session, EventKind.RESCORE, actor, summary, standings)
                 report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
-                _hand_over(session, report, record)
+                _answer(session, request, report)
             self._record(event, previous_id, standings)
         return report
 
@@ -232,11 +206,11 @@ class Hill:
         actor: str,
         kind: EventKind,
         reason: LeaveReason,
-        record: Record | None,
+        request: int | None,
     ) -> Report:
         with self.lock.held():
-            with self.db.transaction() as session:
-                previous_id, current = self.queries.current(session)
+            with self.lock.transaction() as session:
+                previous_id, current, _ = self.queries.current(session)
                 leaving = current.find(full_name)
                 if leaving is None:
                     raise HillError(f"there is no {full_name} on the hill")
@@ -253,7 +227,7 @@ class Hill:
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )
                 report = Report(summary, standings, True, full_name, kind)
-                _hand_over(session, report, record)
+                _answer(session, request, report)
             self._record(event, previous_id, standings, left=full_name)
         return report
 
@@ -311,10 +285,32 @@ class Hill:
         return event
 
 
-def _hand_over(session: Session, report: Report, record: Record | None) -> None:
-    """Give `record` the change's report inside its transaction."""
-    if record is not None:
-        record(session, report)
+def _answer(session: Session, request: int | None, report: Report) -> None:
+    """Mark the request a change answers done, with what it came to, in the
+    change's transaction: after a kill it is either done, or still open and
+    played again, never both."""
+    if request is not None:
+        finish(session, request, report.outcome)
+
+
+# Playing a request of the book: one line a kind (hill.rules.requests).
+PLAYS: dict[RequestKind, Callable[[Hill, Request], Report]] = {
+    RequestKind.CHALLENGE: lambda hill, r: hill.challenge(
+        r.owner, r.name, r.code or b"", request=r.id
+    ),
+    RequestKind.TEST: lambda hill, r: hill.challenge(
+        r.owner, r.name, r.code or b"", test_only=True, request=r.id
+    ),
+    RequestKind.WITHDRAW: lambda hill, r: hill.withdraw(r.owner, r.name, request=r.id),
+    RequestKind.REMOVE: lambda hill, r: hill.remove(r.name, r.owner, request=r.id),
+    RequestKind.RESCORE: lambda hill, r: hill.rescore(r.owner, request=r.id),
+}
+
+
+def play_request(hill: Hill, request: Request) -> Report:
+    """Play a request of the book on the hill; it is marked done in the
+    transaction of the change it makes (HillError: refused, nothing changed)."""
+    return PLAYS[request.command](hill, request)
 
 
 def _contestant(row: Program) -> Contestant:

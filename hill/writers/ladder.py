@@ -127,7 +127,7 @@ class ArchiveLadder:
         with single_threaded_blas():
             result = standing(self.ladder)
             stats = ladder_statistics(self.ladder, result)
-        with self.hill.lock.held(), self.hill.db.transaction() as session:
+        with self.hill.lock.transaction() as session:
             archive.store_snapshot(session, self.pool, self.ladder, result, stats)
         self._stale = False
         self._refitted = time.monotonic()
@@ -144,7 +144,7 @@ class ArchiveLadder:
         with self.hill.db.session() as session:
             newer = archive.unread_programs(session)
         if newer:
-            with self.hill.lock.held(), self.hill.db.transaction() as session:
+            with self.hill.lock.transaction() as session:
                 added = archive.sync_versions(session)
         with self.hill.db.session() as session:
             mark = archive.joust_mark(session)
@@ -171,7 +171,7 @@ class ArchiveLadder:
         with self.hill.db.session() as session:
             played = list(self.arena.play(kept, lambda h: code_by_hash(session, h)))
         crash_point("ladder-jousted")
-        with self.hill.lock.held(), self.hill.db.transaction() as session:
+        with self.hill.lock.transaction() as session:
             before = archive.joust_mark(session)
             store_jousts(session, played)
             archive.count_ladder_jousts(session, len(played))

@@ -67,7 +67,7 @@ class HillTournaments:
             criteria=criteria,
         )
         hashes = [arena.code_hash(code) for code in chosen.programs.values()]
-        with self.hill.lock.held(), self.hill.db.transaction() as session:
+        with self.hill.lock.transaction() as session:
             return add_tournament(session, plan, chosen.label, hashes, started_by)
 
     def run(
@@ -95,7 +95,7 @@ class HillTournaments:
             codes = {e.code_hash: code_by_hash(session, e.code_hash) for e in entrants}
             programs = {e.name: codes[e.code_hash] for e in entrants}
             known = load_jousts(session, codes)
-        store = HillLedgerStore(self.hill.db, self.hill.lock.held, tournament_id)
+        store = HillLedgerStore(self.hill.db, self.hill.lock.transaction, tournament_id)
         return Tournament(plan, programs, store, jousts or self.hill.arena, known)
 
     def unfinished(self) -> list[int]:
