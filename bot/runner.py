@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -32,6 +31,7 @@ from hill.faults import crash_point
 from hill.rules.requests import Outcome, RequestState, answer_text
 from hill.store.requests import RequestBook
 from hill.store.tables import Request
+from hill.threads import Threads
 from hill.web.urls import Urls
 from hill.writers.hill import Hill, play_request
 
@@ -87,7 +87,7 @@ class Runner:
         self.refund = refund  # the rate limit does not count refused programs
         # the book's own work, one call at a time: requests are numbered in
         # the order they were asked
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="request-book")
+        self._book_thread = Threads(1, "request-book")
         self.wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._marks: set[asyncio.Task[None]] = set()
@@ -97,10 +97,7 @@ class Runner:
         and reads asked before it: a command that reads the hill before it
         submits keeps its place in the queue (two players' commands that
         read on threads of their own could be recorded in either order)."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, functools.partial(method, *args, **kwargs)
-        )
+        return await self._book_thread.run(method, *args, **kwargs)
 
     async def submit(self, **fields: Any) -> Request:
         """Record a request (see RequestBook.add); raises QueueFull."""
@@ -120,7 +117,7 @@ class Runner:
                 await self._task
         if self._marks:
             await asyncio.gather(*self._marks, return_exceptions=True)
-        self._executor.shutdown(wait=True)
+        await self._book_thread.finish()
 
     async def _run(self, asked_before: int) -> None:
         for request in await self.in_turn(self.book.undelivered):

@@ -16,8 +16,9 @@ from botharness import CHANNEL, bot_settings, run, running_bot, wait_until
 from ircclient import IrcTestClient
 from ladderhill import archive_hill, reference
 
+from bot.commands.ladder import top_text, version_text
 from bot.ircd import Ngircd
-from bot.ladder import BATCH, top_text, version_text
+from bot.ladder import BATCH
 from hill.config import LadderSettings
 from hill.store import ladder as archive
 from hill.store.tables import Request

@@ -13,7 +13,7 @@ from ircclient import IrcTestClient
 from test_bot_fetch import serve
 
 import bot.client
-from bot.commands import top_line
+from bot.commands.report import top_line
 from bot.ircd import Ngircd, free_port, start_ngircd
 from hill.config import HillSettings
 from hill.writers.hill import Hill

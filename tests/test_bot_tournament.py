@@ -14,8 +14,8 @@ from botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until
 from ircclient import IrcTestClient
 from ladderhill import archive_hill
 
+from bot.commands.tournament import progress_text
 from bot.ircd import Ngircd
-from bot.tournament import progress_text
 from hill.config import HillSettings
 from hill.store.tournaments import latest, tournament
 from hill.writers.hill import Hill

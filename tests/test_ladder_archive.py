@@ -24,7 +24,8 @@ from scipy.special import logit
 
 import hill.store.requests
 import hill.store.tournaments  # noqa: F401
-from bot.ladder import rest_after, top_text, version_text
+from bot.commands.ladder import top_text, version_text
+from bot.ladder import rest_after
 from hill import engine
 from hill.config import HillSettings
 from hill.engine import arena

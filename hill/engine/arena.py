@@ -15,14 +15,13 @@ negate its values), so nothing is lost.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 import numpy as np
 
 from hill import engine
+from hill.threads import LRU
 
 Pair = tuple[str, str]  # (left hash, right hash), the left one the lower
 CodeOf = Callable[[str], bytes]  # a program's code by its hash
@@ -68,26 +67,18 @@ class ProgramCache:
     """Compiled programs by hash; the least recently used go first (thread-safe)."""
 
     def __init__(self, size: int = 2048) -> None:
-        self.size = size
-        self._programs: OrderedDict[str, engine.Program] = OrderedDict()
-        self._lock = threading.Lock()
+        self._programs: LRU[str, engine.Program] = LRU(size)
 
     def get(self, program_hash: str, code_of: CodeOf) -> engine.Program:
         """The compiled program (engine.ParseError if its code is malformed);
         `code_of` gives its code when it is not here."""
-        with self._lock:
-            program = self._programs.get(program_hash)
+        program = self._programs.get(program_hash)
         if program is None:
-            program = engine.compile_program(code_of(program_hash))
-        self.put(program_hash, program)
+            program = self.put(program_hash, engine.compile_program(code_of(program_hash)))
         return program
 
-    def put(self, program_hash: str, program: engine.Program) -> None:
-        with self._lock:
-            self._programs[program_hash] = program
-            self._programs.move_to_end(program_hash)
-            while len(self._programs) > self.size:
-                self._programs.popitem(last=False)
+    def put(self, program_hash: str, program: engine.Program) -> engine.Program:
+        return self._programs.put(program_hash, program)
 
 
 class LocalExecutor:

@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import bisect
 import datetime as dt
-from collections import OrderedDict
-from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
@@ -28,6 +26,7 @@ from hill.rules.events import ARRIVALS
 from hill.rules.standings import Entry, Standings
 from hill.rules.statistics import Statistics, hill_statistics
 from hill.store.queries import HillEvent, HillQueries
+from hill.threads import LRU
 from hill.web.reader_thread import ThreadedReader
 
 T = TypeVar("T")
@@ -127,26 +126,6 @@ def ages(standings: Standings, changes: tuple[HillEvent, ...]) -> dict[int, int]
     }
 
 
-class _Cache(OrderedDict[Hashable, Any]):
-    """A small least-recently-used cache."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def get_or(self, key: Hashable) -> Any:
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        return None
-
-    def put(self, key: Hashable, value: T) -> T:
-        self[key] = value
-        if len(self) > self.size:
-            self.popitem(last=False)
-        return value
-
-
 class HillReader(ThreadedReader):
     """The read side of the web pages: snapshots, history and sources."""
 
@@ -154,7 +133,7 @@ class HillReader(ThreadedReader):
         super().__init__(READ_THREADS, "web-read")
         self.queries = queries
         self._history: tuple[Any, Timeline] | None = None
-        self._snapshots = _Cache(16)
+        self._snapshots: LRU[tuple[int, str | None], Snapshot] = LRU(16)
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
 
@@ -181,7 +160,7 @@ class HillReader(ThreadedReader):
             event_id = state[0]
         change = history.find(event_id) or await self._in_force(history, event_id)
         key = (change.id, change.commit)
-        cached = self._snapshots.get_or(key)
+        cached = self._snapshots.get(key)
         if cached is None:
             standings = await self._run(self.queries.standings_at, change.id)
             cached = Snapshot(change, standings, ages(standings, history.upto(change.id)))

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 from aiohttp import web
-from cachetools import LRUCache
 from sqlalchemy import select
 
 from hill import engine
@@ -25,6 +24,7 @@ from hill.store import tournaments as records
 from hill.store.database import Database
 from hill.store.jousts import load_jousts
 from hill.store.tables import Program
+from hill.threads import LRU
 from hill.web import tournament_data
 from hill.web.reader_thread import ThreadedReader
 
@@ -38,7 +38,7 @@ class TournamentReader(ThreadedReader):
     def __init__(self, db: Database) -> None:
         super().__init__(1, "web-tournaments")
         self.db = db
-        self._pages: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(PAGES)
+        self._pages: LRU[tuple[Any, ...], dict[str, Any]] = LRU(PAGES)
         # each tournament's summary with the mark it was read at (tournaments
         # are never deleted; a finished one is read once)
         self._summaries: dict[int, tuple[records.Mark, records.TournamentSummary]] = {}
@@ -73,7 +73,7 @@ class TournamentReader(ThreadedReader):
             view = records.tournament(self.db, tournament_id)
             assert view is not None  # tournaments are never deleted
             outcomes = self._outcomes(list(view.programs.values()))
-            cached = self._pages[key] = tournament_data.detail(view, outcomes)
+            cached = self._pages.put(key, tournament_data.detail(view, outcomes))
         return cached
 
     def _outcomes(self, hashes: Sequence[str]) -> tournament_data.Outcomes:
