@@ -10,7 +10,7 @@ from pathlib import Path
 from conftest import REFERENCE
 
 from hill import engine
-from hill.cli import full_matrix
+from hill.cli.engine import full_matrix
 from hill.rules import scoring
 from hill.rules.statistics import STATS_FIELDS
 

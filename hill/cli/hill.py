@@ -1,83 +1,19 @@
-"""`bfjoust hill ...`: run the hill from the command line; and what every
-`bfjoust` command shares (its error, reading files and `--config`)."""
+"""`bfjoust hill ...`: run the hill from the command line (init, submit,
+test, withdraw, remove, report, breakdown, history, import, rescore)."""
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from importlib import resources
 from pathlib import Path
 
 from tqdm import tqdm
 
-from hill.config import HillSettings, Settings, load_settings
-from hill.errors import CommandError, ConfigError, HillError, NotReady
+from hill.cli.shared import add_shared_options, open_hill, open_queries, read_file
+from hill.errors import CommandError, HillError
 from hill.rules import names
 from hill.rules.reports import breakdown, json_report, text_report
-from hill.store.queries import HillQueries
-from hill.writers.hill import Hill
-
-# The options every command that runs on a hill takes, before or after its
-# subcommand: `bfjoust hill --data D report` is `bfjoust hill report --data D`
-# (and `bfjoust --config C bot` is `bfjoust bot --config C`).
-SHARED_OPTIONS = {
-    "--config": "the TOML configuration (default: built-in defaults)",
-    "--data": "the hill's data folder (overrides the configuration)",
-}
-
-
-def add_shared_options(parser: argparse.ArgumentParser) -> None:
-    """Give `parser` the shared options.  Unset, they set nothing (SUPPRESS),
-    so a subcommand's absent option never hides its parent's given one."""
-    for flag, help in SHARED_OPTIONS.items():
-        parser.add_argument(flag, default=argparse.SUPPRESS, help=help)
-    parser.set_defaults(takes_shared_options=True)
-
-
-def settings_of(args: argparse.Namespace) -> Settings:
-    """The settings of `--config FILE` (the defaults without one), with the
-    data folder of `--data DIR` if given."""
-    config = getattr(args, "config", None)
-    try:
-        settings = load_settings(Path(config) if config else None)
-    except ConfigError as error:
-        raise CommandError(str(error)) from None
-    data = getattr(args, "data", None)
-    if data:
-        hill = dataclasses.replace(settings.hill, data_dir=Path(data))
-        settings = dataclasses.replace(settings, hill=hill)
-    return settings
-
-
-def read_file(path: str | Path) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
-
-
-def hill_settings(args: argparse.Namespace) -> HillSettings:
-    return settings_of(args).hill
-
-
-def open_hill(args: argparse.Namespace) -> Hill:
-    """The hill's writer (it makes or upgrades the data folder)."""
-    return Hill(hill_settings(args))
-
-
-def open_queries(args: argparse.Namespace) -> HillQueries:
-    """The hill for reading: no lock, no git.  The command line is the
-    hill's admin tool: a missing or older database is made or upgraded first
-    (the web report only ever reads)."""
-    settings = hill_settings(args)
-    try:
-        return HillQueries.open(settings.data_dir, settings.ranking)
-    except NotReady as error:
-        if not error.upgradable:
-            raise
-        Hill(settings).close()
-        return HillQueries.open(settings.data_dir, settings.ranking)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -171,8 +107,8 @@ def command_rescore(args: argparse.Namespace) -> None:
     print(open_hill(args).rescore(args.actor, rejoust=args.rejoust).summary)
 
 
-def add_hill_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    hill = commands.add_parser("hill", help="run the hill: submit, report, history ...")
+def add_arguments(hill: argparse.ArgumentParser) -> None:
+    """`bfjoust hill ...`."""
     add_shared_options(hill)
     hill.set_defaults(run=run)
     sub = hill.add_subparsers(dest="hill_command", required=True, metavar="COMMAND")

@@ -1,175 +1,165 @@
-"""`bfjoust tournament run`: a tournament over program files, printed as JSON
-(TOURNAMENTS.md "Tool contract") or as a table."""
+"""`bfjoust tournament ...`: `run` plays one over files (tournament_files.py);
+`create|resume|list|show` are the hill's tournaments, over its pools
+(hill.store.pools) in its data folder (`--config`, `--data`, as `bfjoust
+hill`).
+
+`create` stores a tournament and plays it to the end with a progress bar;
+killed, `resume ID` plays it on and ends exactly as an uninterrupted run
+(the bot also resumes unfinished tournaments on its start).  They write
+under the hill's lock, so they may run beside the bot.  `list` and `show`
+only read.  Each prints a table, or with `--json` one JSON object: `show`
+and `create` the tool contract of TOURNAMENTS.md with the tournament's
+summary beside it.
+"""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
-from tqdm import tqdm
+from hill.cli.shared import add_shared_options, open_hill, open_queries
+from hill.cli.tournament_files import (
+    add_execution_options,
+    add_format_options,
+    add_run_command,
+    arena_for,
+    note_unread_options,
+    progress_bar,
+    text_result,
+)
+from hill.errors import TournamentError
+from hill.store.pools import POOLS_HELP
+from hill.store.tournaments import TournamentSummary, TournamentView, tournament, tournaments
+from hill.writers.tournaments import HillTournaments
 
-from hill.cli.hill import settings_of
-from hill.engine.arena import Arena
-from hill.play.cluster import executor_for
-from hill.play.pools import file_pool
-from hill.play.tournament import Progress, Tournament
-from hill.store.state_file import StateFile
-from hill.tournaments.criteria import CRITERIA, parse_criteria
-from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.plan import FORMATS, OPTIONS, TournamentPlan, seed_for, unread_options
 
-
-def add_tournament_commands(commands: argparse._SubParsersAction) -> argparse._SubParsersAction:
-    tournament = commands.add_parser(
-        "tournament", help="play tournaments (they never change the hill)"
-    )
+def add_arguments(tournament: argparse.ArgumentParser) -> None:
+    """`bfjoust tournament run|create|resume|list|show`."""
     actions = tournament.add_subparsers(dest="tournament_command", required=True, metavar="COMMAND")
-    run = actions.add_parser("run", help="a tournament over program files")
-    run.add_argument("files", nargs="*", metavar="FILE", help="the entrants (names as given)")
-    add_format_options(run)
-    add_execution_options(run)
-    run.add_argument(
-        "--state",
-        metavar="FILE",
-        help="keep the tournament in this SQLite file; run again to resume after a crash",
-    )
-    run.add_argument("--config", default=argparse.SUPPRESS, help="the TOML configuration "
-                     "(its [cluster] scheduler)")  # fmt: skip
-    run.set_defaults(run=command_run)
-    return actions
-
-
-def add_format_options(parser: argparse.ArgumentParser) -> None:
-    """What decides a tournament: its format and the Swiss settings."""
-    parser.add_argument("--format", choices=tuple(FORMATS), required=True)
-    parser.add_argument("--seed", type=int, help="Swiss round 1 (default: a random seed, printed)")
-    parser.add_argument(
-        "--additional-rounds",
-        type=_count,
-        default=0,
-        metavar="K",
-        help="Swiss: play ceil(log2 N) + K rounds (default 0)",
-    )
-    parser.add_argument(
-        "--allow-repeat",
+    add_run_command(actions)
+    create = actions.add_parser("create", help="a tournament over one of the hill's pools")
+    create.add_argument("pool", metavar="POOL", help=POOLS_HELP)
+    create.add_argument(
+        "--all-versions",
         action="store_true",
-        help="Swiss: in a deadlock, let a pair meet once more instead of ending",
+        help="archive: every version of each program (owner.name@V), not only its latest",
     )
-    parser.add_argument(
-        "--criteria",
-        type=_criteria,
-        default=CRITERIA,
-        metavar="A,B,...",
-        help=f"Swiss: the order of the criteria (default {','.join(CRITERIA)})",
-    )
+    add_format_options(create)
+    add_execution_options(create)
+    create.add_argument("--by", default="cli", help="who starts it (shown with it)")
+    create.set_defaults(run=command_create)
+
+    resume = actions.add_parser("resume", help="play an unfinished tournament of the hill on")
+    resume.add_argument("id", type=int, metavar="ID")
+    add_execution_options(resume)
+    resume.set_defaults(run=command_resume)
+
+    listing = actions.add_parser("list", help="the hill's tournaments, newest first")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=command_list)
+
+    show = actions.add_parser("show", help="one of the hill's tournaments")
+    show.add_argument("id", type=int, metavar="ID")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(run=command_show)
+    for parser in (create, resume, listing, show):
+        add_shared_options(parser)
 
 
-def add_execution_options(parser: argparse.ArgumentParser) -> None:
-    """Where the jousts are played, and how the result is printed."""
-    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    parser.add_argument(
-        "--scheduler",
-        metavar="tcp://HOST:PORT",
-        help="play on this Dask cluster (default: [cluster] scheduler, else every local core)",
-    )
-    parser.add_argument("--jobs", type=_count, help="local threads (default: every core)")
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
-def _criteria(text: str) -> tuple[str, ...]:
-    try:
-        return parse_criteria(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def note_unread_options(args: argparse.Namespace) -> None:
-    """Say which options given the format does not read (they change nothing)."""
-    for note in unread_options(args.format, {option: getattr(args, option) for option in OPTIONS}):
-        print(f"note: {note}", file=sys.stderr)
-
-
-def command_run(args: argparse.Namespace) -> None:
-    programs = file_pool(args.files)
+def command_create(args: argparse.Namespace) -> None:
     note_unread_options(args)
-    store = MemoryStore() if args.state is None else StateFile(Path(args.state))
-    seed = args.seed
-    stored = store.stored_plan() if isinstance(store, StateFile) else None
-    if seed is None and stored is not None:
-        seed = stored["seed"]  # a resumed run keeps its first seed
-    seed = seed_for(args.format, seed)
-    plan = TournamentPlan(
-        format=args.format,
-        entrants=tuple(args.files),
-        seed=seed,
-        additional_rounds=args.additional_rounds,
-        allow_repeat=args.allow_repeat,
-        criteria=args.criteria,
-    )
-    if isinstance(store, StateFile):
-        store.claim(plan.to_json(programs))
-    with arena_for(args) as jousts, progress_bar(plan) as progress:
-        tournament = Tournament(plan, programs, store, jousts)
-        tournament.run(progress)
-    result = tournament.to_json()
-    print_result(result, args.json)
+    hill = open_hill(args)
+    try:
+        service = HillTournaments(hill)
+        tournament_id = service.create(
+            args.format,
+            args.pool,
+            all_versions=args.all_versions,
+            seed=args.seed,
+            additional_rounds=args.additional_rounds,
+            allow_repeat=args.allow_repeat,
+            criteria=args.criteria,
+            started_by=args.by,
+        )
+        print(
+            f"tournament {tournament_id}: if it is stopped, "
+            f"`bfjoust tournament resume {tournament_id}` plays it on",
+            file=sys.stderr,
+        )
+        _play(args, service, tournament_id)
+    finally:
+        hill.close()
 
 
-def print_result(result: dict, as_json: bool) -> None:
-    print(json.dumps(result) if as_json else text_result(result))
+def command_resume(args: argparse.Namespace) -> None:
+    hill = open_hill(args)
+    try:
+        service = HillTournaments(hill)
+        if args.id not in service.unfinished():
+            view = tournament(hill.db, args.id)
+            if view is None:
+                raise TournamentError(f"there is no tournament {args.id}")
+            print(f"tournament {args.id} is over already: {view.summary.ended}", file=sys.stderr)
+        _play(args, service, args.id)
+    finally:
+        hill.close()
 
 
-@contextlib.contextmanager
-def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
-    """The arena on every local core, or on the Dask cluster of `--scheduler`
-    (or of the configuration's [cluster] scheduler)."""
-    scheduler = args.scheduler or settings_of(args).cluster.scheduler
-    with executor_for(scheduler, None) as executor:
-        yield Arena(executor, jobs=args.jobs)
+def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
+    with arena_for(args) as jousts:
+        playing = service.prepare(tournament_id, jousts)
+        with progress_bar(playing.plan) as progress:
+            playing.run(progress)
+    view = tournament(service.hill.db, tournament_id)
+    assert view is not None
+    _print_view(view, args.json)
 
 
-@contextlib.contextmanager
-def progress_bar(plan: TournamentPlan) -> Iterator[Progress]:
-    """A bar on stderr (a terminal) for runs longer than a second."""
-    with tqdm(
-        total=plan.expected_matches(), unit="match", file=sys.stderr, delay=1, disable=None
-    ) as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
-
-        yield progress
-
-
-def text_result(result: dict) -> str:
-    """The standings as a table, and how it ended."""
-    rows = result["standings"]
+def command_list(args: argparse.Namespace) -> None:
+    queries = open_queries(args)
+    try:
+        rows = tournaments(queries.db)
+    finally:
+        queries.close()
+    if args.json:
+        print(json.dumps({"tournaments": [row.to_json() for row in rows]}))
+        return
     if not rows:
-        return "no standings yet"
-    columns = [key for key in rows[0] if key not in ("rank", "name")]
-    width = max(len(row["name"]) for row in rows)
-    lines = [f"{'#':>4}  {'name':{width}}  " + "  ".join(f"{c:>9}" for c in columns)]
+        print("no tournaments yet: `bfjoust tournament create POOL --format FORMAT` starts one")
     for row in rows:
-        cells = "  ".join(_cell(row[c]) for c in columns)
-        lines.append(f"{row['rank']:>4}  {row['name']:{width}}  {cells}")
-    rounds = len(result["rounds"])
-    ended = result["ended"] or "running"
-    lines.append(f"{result['format']}, {rounds} round{'s' * (rounds != 1)}: {ended}")
-    if result.get("seed") is not None:
-        lines[-1] += f" (seed {result['seed']})"
-    return "\n".join(lines)
+        print(summary_line(row))
 
 
-def _cell(value: object) -> str:
-    return f"{value:>9.2f}" if isinstance(value, float) else f"{value!s:>9}"
+def command_show(args: argparse.Namespace) -> None:
+    queries = open_queries(args)
+    try:
+        view = tournament(queries.db, args.id)
+    finally:
+        queries.close()
+    if view is None:
+        raise TournamentError(f"there is no tournament {args.id}: `bfjoust tournament list`")
+    _print_view(view, args.json)
+
+
+def _print_view(view: TournamentView, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"tournament": view.summary.to_json(), **view.result}))
+    else:
+        print(summary_line(view.summary))
+        print(text_result(view.result))
+
+
+def summary_line(summary: TournamentSummary) -> str:
+    """One tournament in a line: what, over which pool, how far, who leads."""
+    s = summary
+    state = s.ended or (
+        f"running, round {s.rounds_played}/{s.rounds_planned}, "
+        f"{s.matches_committed}/{s.matches_expected} matches"
+    )
+    who = "winner" if s.ended else "leader"
+    lead = f", {who} {s.leader}" if s.leader else ""
+    return (
+        f"#{s.id} {s.format} over {s.pool} ({s.entrants} entrants), "
+        f"{s.created_at:%Y-%m-%d %H:%M} by {s.started_by}: {state}{lead}"
+    )
