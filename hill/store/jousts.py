@@ -12,6 +12,7 @@ from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
 from hill.engine.arena import Played, Results, encode
+from hill.store.database import Database
 from hill.store.tables import Joust
 
 
@@ -52,3 +53,7 @@ def store_jousts(session: Session, played: Iterable[Played]) -> None:
         )
 
 
+def read_jousts(db: Database, hashes: Iterable[str]) -> Results:
+    """The stored jousts among the programs `hashes`, read in a session of its own."""
+    with db.session() as session:
+        return load_jousts(session, hashes)

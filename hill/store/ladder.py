@@ -50,7 +50,7 @@ from hill.ladder.ladder import Ladder, Standing, ranking
 from hill.rules.events import ProgramStatus
 from hill.rules.statistics import Statistics
 from hill.store.database import Database
-from hill.store.tables import Joust, LadderSnapshot, LadderState, LadderVersion, Program
+from hill.store.tables import Event, Joust, LadderSnapshot, LadderState, LadderVersion, Program
 
 
 def _state(session: Session) -> LadderState:
@@ -236,3 +236,14 @@ def read_board(db: Database) -> Board | None:
     """The latest standing, read in a session of its own."""
     with db.session() as session:
         return board(session)
+
+
+def board_mark(db: Database) -> tuple[int | None, int | None, int | None]:
+    """What the ladder's page depends on, cheaply: the latest standing, the
+    newest version in the pool, the newest hill event (who is on the hill)."""
+    with db.session() as session:
+        return (
+            latest_snapshot_id(session),
+            session.scalar(select(func.max(LadderVersion.id))),
+            session.scalar(select(func.max(Event.id))),
+        )

@@ -206,6 +206,18 @@ class HillQueries:
             return [_event(*row) for row in session.execute(query)]
 
 
+def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:
+    """The full name of the latest program with each code (hill.engine.arena.
+    code_hash); None where no program has that code."""
+    found: list[str | None] = []
+    with db.session() as session:
+        for code_hash in hashes:
+            query = select(Program.owner, Program.name).where(Program.code_hash == code_hash)
+            row = session.execute(query.order_by(Program.id.desc()).limit(1)).first()
+            found.append(None if row is None else names.full_name(row.owner, row.name))
+    return found
+
+
 def code_by_hash(session: Session, code_hash: str) -> bytes:
     """The code of a stored program with this hash."""
     query = select(Program.code).where(Program.code_hash == code_hash).limit(1)

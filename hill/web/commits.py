@@ -27,7 +27,7 @@ from hill.rules import names
 from hill.rules.events import iso_utc
 from hill.store.queries import HillEvent, HillQueries, Version
 from hill.threads import LRU, Threads
-from hill.web import data as api
+from hill.web import pages
 from hill.web.code_diff import code_diff
 from hill.web.git_reader import ChangedFile, GitCommit, GitReader
 from hill.web.state import Timeline
@@ -133,7 +133,7 @@ class HistoryPages:
         before = earlier[-2] if len(earlier) > 1 else None
         programs = [f for f in commit.files if f.path.endswith(names.SUFFIX)]
         return {
-            "event": api.event(change),
+            "event": pages.event(change),
             "commit": {
                 "sha": commit.sha,
                 "short": commit.sha[:SHORT],
@@ -239,7 +239,7 @@ def _version(version: Version, diff: dict[str, Any] | None) -> dict[str, Any]:
         "status": version.status.value,
         "left": iso_utc(version.left_at) if version.left_at else None,
         "left_reason": version.left_reason.value if version.left_reason else None,
-        "event": api.event(arrival),
+        "event": pages.event(arrival),
         "rank": record["rank"] if record else None,
         "diff": diff,
     }

@@ -2,7 +2,7 @@
 
 `start_web` runs it on the bot's event loop; `run_web` (`bfjoust web`) runs
 it alone.  Layout: state.py reads the hill (cached, one state at a time),
-api.py shapes each page's data, views.py maps URLs to them, urls.py builds
+pages.py shapes each page's data, views.py maps URLs to them, urls.py builds
 the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code

@@ -15,15 +15,14 @@ from typing import Any
 
 import numpy as np
 from aiohttp import web
-from sqlalchemy import select
 
 from hill import engine
 from hill.engine import arena
 from hill.errors import NotFound
 from hill.store import tournaments as records
 from hill.store.database import Database
-from hill.store.jousts import load_jousts
-from hill.store.tables import Program
+from hill.store.jousts import read_jousts
+from hill.store.queries import latest_names
 from hill.threads import LRU
 from hill.web import tournament_data
 from hill.web.reader_thread import ThreadedReader
@@ -78,8 +77,7 @@ class TournamentReader(ThreadedReader):
 
     def _outcomes(self, hashes: Sequence[str]) -> tournament_data.Outcomes:
         """The stored jousts among `hashes`, read from either side."""
-        with self.db.session() as session:
-            results = load_jousts(session, hashes)
+        results = read_jousts(self.db, hashes)
 
         def between(a: str, b: str) -> np.ndarray | None:
             return results.between(a, b) if arena.oriented(a, b)[0] in results else None
@@ -95,15 +93,11 @@ class TournamentReader(ThreadedReader):
         return await self._run(self._names, hashes)
 
     def _names(self, hashes: Sequence[str]) -> list[str]:
-        names = []
-        with self.db.session() as session:
-            for code_hash in hashes:
-                query = select(Program).where(Program.code_hash == code_hash)
-                program = session.scalars(query.order_by(Program.id.desc()).limit(1)).first()
-                if program is None:
-                    raise NotFound(f"no program with code {code_hash}")
-                names.append(program.full_name)
-        return names
+        found = latest_names(self.db, hashes)
+        for code_hash, name in zip(hashes, found, strict=True):
+            if name is None:
+                raise NotFound(f"no program with code {code_hash}")
+        return [name for name in found if name is not None]
 
     async def outcome(self, left: str, right: str, tape: int, polarity: str) -> int | None:
         """How the stored joust of the two programs scored this battle, from

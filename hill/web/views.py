@@ -1,7 +1,7 @@
 """The request handlers: each page is an HTML view and a JSON twin of the same data.
 
 `page(name, html_path, api_path, template)` registers both for one loader, a
-coroutine that turns a request into the page's dict (see api.py), as the
+coroutine that turns a request into the page's dict (see pages.py), as the
 routes `name` and `name-json`; urls.py builds every link from these names.
 """
 
@@ -19,7 +19,7 @@ from aiohttp import web
 from hill import engine
 from hill.errors import NotFound
 from hill.rules.names import is_full_name
-from hill.web import data as api
+from hill.web import pages
 from hill.web.commits import HISTORY
 from hill.web.render import render
 from hill.web.state import READER, HillReader, Snapshot
@@ -87,37 +87,37 @@ async def snapshot(request: web.Request) -> Snapshot:
 
 @page("standings", "standings.html")
 async def standings(request: web.Request) -> dict[str, Any]:
-    return api.standings(await snapshot(request))
+    return pages.standings(await snapshot(request))
 
 
 @page("matrix", "matrix.html")
 async def matrix(request: web.Request) -> dict[str, Any]:
-    return api.matrix(await snapshot(request))
+    return pages.matrix(await snapshot(request))
 
 
 @page("program", "breakdown.html")
 async def breakdown(request: web.Request) -> dict[str, Any]:
     name = name_param(request)
-    data = api.breakdown(await snapshot(request), name)
+    data = pages.breakdown(await snapshot(request), name)
     return {**data, "versions": await request.app[HISTORY].versions(name)}
 
 
 @page("pair", "pair.html")
 async def pair(request: web.Request) -> dict[str, Any]:
     snap = await snapshot(request)
-    return api.pair(snap, name_param(request), name_param(request, "other"))
+    return pages.pair(snap, name_param(request), name_param(request, "other"))
 
 
 @page("history", "history.html")
 async def history(request: web.Request) -> dict[str, Any]:
     hist = await reader(request).history()
-    return {**api.history(hist), "names": hist.names}
+    return {**pages.history(hist), "names": hist.names}
 
 
 @page("series", "series.html")
 async def series(request: web.Request) -> dict[str, Any]:
     name = name_param(request)
-    data = api.series(await reader(request).history(), name)
+    data = pages.series(await reader(request).history(), name)
     if not data["points"]:
         raise NotFound(f"{name} has never been on the hill")
     return data
@@ -131,10 +131,10 @@ def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, 
     query = request.query
     left = name_param(request, "left") if "left" in query else names[0]
     right = name_param(request, "right") if "right" in query else names[min(1, len(names) - 1)]
-    return left, right, *battle_config(request)
+    return left, right, *tape_and_polarity(request)
 
 
-def battle_config(request: web.Request) -> tuple[int, str]:
+def tape_and_polarity(request: web.Request) -> tuple[int, str]:
     """The battle's tape length and polarity; by default the shortest tape, sieve."""
     tape = int_param(request, "tape")
     tape = engine.MIN_TAPE if tape is None else tape
@@ -158,7 +158,7 @@ async def code_battle_params(request: web.Request) -> tuple[list[str], list[str]
     latest; NotFound for an unknown code), tape length and polarity."""
     hashes = [request.query.get(key, "") for key in CODE_KEYS]
     names = await request.app[TOURNAMENTS].names(hashes)
-    return hashes, names, *battle_config(request)
+    return hashes, names, *tape_and_polarity(request)
 
 
 async def code_battle(request: web.Request) -> dict[str, Any]:
@@ -167,7 +167,7 @@ async def code_battle(request: web.Request) -> dict[str, Any]:
     hashes, names, tape, polarity = await code_battle_params(request)
     scored = await request.app[TOURNAMENTS].outcome(*hashes, tape, polarity)
     return {
-        **api.battle_config(names[0], names[1], tape, polarity),
+        **pages.battle_setup(names[0], names[1], tape, polarity),
         "left_code": hashes[0],
         "right_code": hashes[1],
         "scored": scored,
@@ -206,7 +206,7 @@ async def battle(request: web.Request) -> web.Response:
     if by_code(request):
         return render(request, "battle.html", await code_battle(request))
     snap = await snapshot(request)
-    return render(request, "battle.html", api.battle(snap, *battle_params(request, snap)))
+    return render(request, "battle.html", pages.battle(snap, *battle_params(request, snap)))
 
 
 @routes.get(PATHS["source"], name="source")
@@ -223,7 +223,7 @@ async def source_text(request: web.Request) -> web.Response:
 async def source_json(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     name = name_param(request)
-    return json_response(api.source(snap, name, await reader(request).code(snap, name)))
+    return json_response(pages.source(snap, name, await reader(request).code(snap, name)))
 
 
 @routes.get(PATHS["static"], name="static")

@@ -122,14 +122,14 @@ def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> d
     a, b = snap.index(left), snap.index(right)
     i = engine.battle_index(tape, polarity)
     return {
-        **battle_config(left, right, tape, polarity),
+        **battle_setup(left, right, tape, polarity),
         "event": event(snap.event),
         "programs": [e.program.full_name for e in snap.standings.entries],
         "scored": int(snap.standings.outcomes[a, b, i]),
     }
 
 
-def battle_config(left: str, right: str, tape: int, polarity: str) -> dict[str, Any]:
+def battle_setup(left: str, right: str, tape: int, polarity: str) -> dict[str, Any]:
     """What every battle viewer's page says, in a hill state or not (by code:
     no event, no list of the hill's programs)."""
     return {
