@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hill.rules import names
+from hill.rules.versions import label
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Version:
     @property
     def label(self) -> str:
         """What the ladder calls it: `owner.name@version`."""
-        return f"{self.full_name}@{self.version}"
+        return label(self.full_name, self.version)
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,20 @@ from hill.engine import JoustResult, arena
 from hill.ladder import seeding
 from hill.ladder.board import Board, Row, Version
 from hill.ladder.ladder import Ladder, Standing, ranking
+from hill.rules import names
 from hill.rules.events import ProgramStatus
 from hill.rules.statistics import Statistics
+from hill.rules.versions import submission_numbers
 from hill.store.database import Database
-from hill.store.tables import Event, Joust, LadderSnapshot, LadderState, LadderVersion, Program
+from hill.store.tables import (
+    SUBMITTED,
+    Event,
+    Joust,
+    LadderSnapshot,
+    LadderState,
+    LadderVersion,
+    Program,
+)
 
 
 def _state(session: Session) -> LadderState:
@@ -64,9 +74,7 @@ def _state(session: Session) -> LadderState:
 
 def _submissions() -> Select[Any]:
     """The programs submitted to the hill (tests are trials), in order."""
-    return select(Program.id, Program.owner, Program.name, Program.code_hash).where(
-        Program.status != ProgramStatus.TEST
-    )
+    return select(Program.id, Program.owner, Program.name, Program.code_hash).where(SUBMITTED)
 
 
 def unread_programs(session: Session) -> bool:
@@ -90,19 +98,22 @@ def sync_versions(session: Session) -> int:
     for row in session.scalars(select(LadderVersion).order_by(LadderVersion.id)):
         latest[row.owner, row.name] = row
         known.add((row.owner, row.name, row.code_hash))
+    # every submission of the arrivals' names, numbered (hill.rules.versions)
+    arrived = {(owner, name) for _, owner, name, _ in arrivals}
+    of_names = [row for row in session.execute(_submissions().order_by(Program.id)).all()
+                if (row.owner, row.name) in arrived]  # fmt: skip
+    numbers = submission_numbers(names.full_name(r.owner, r.name) for r in of_names)
+    number = {row.id: n for row, n in zip(of_names, numbers, strict=True)}
     added = 0
     for program_id, owner, name, code_hash in arrivals:
         if (owner, name, code_hash) in known:
             continue
         previous = latest.get((owner, name))
-        earlier = _submissions().where(
-            Program.owner == owner, Program.name == name, Program.id <= program_id
-        )
         row = LadderVersion(
             program_id=program_id,
             owner=owner,
             name=name,
-            version=session.scalar(select(func.count()).select_from(earlier.subquery())),
+            version=number[program_id],
             code_hash=code_hash,
             previous_id=previous.id if previous else None,
         )

@@ -26,9 +26,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from hill.errors import TournamentError
-from hill.rules import names
-from hill.rules.events import HILL_CHANGES, ProgramStatus
-from hill.store.tables import Event, Program
+from hill.rules import names, versions
+from hill.store.queries import in_force
+from hill.store.tables import SUBMITTED, Program
 
 POOL_PATTERN = re.compile(r"(?P<kind>hill|archive)(?:@(?P<event>\d{1,9}))?")
 MAX_JOINED = 4
@@ -86,12 +86,10 @@ def _one_pool(session: Session, spec: str, all_versions: bool) -> Pool:
 def _hill_at(session: Session, event_id: int | None) -> dict[str, bytes]:
     """The programs of the hill after the last change up to `event_id`
     (None: now), in rank order."""
-    query = select(Event).where(Event.kind.in_(HILL_CHANGES))
-    if event_id is not None:
-        if session.get(Event, event_id) is None:
-            raise TournamentError(f"there is no event {event_id}: see the history page")
-        query = query.where(Event.id <= event_id)
-    event = session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
+    try:
+        event = in_force(session, event_id)
+    except LookupError:
+        raise TournamentError(f"there is no event {event_id}: see the history page") from None
     if event is None:
         return {}
     ids = [entry["id"] for entry in event.standings["entries"]]
@@ -102,7 +100,7 @@ def _hill_at(session: Session, event_id: int | None) -> dict[str, bytes]:
 def _archive(session: Session, all_versions: bool) -> dict[str, bytes]:
     query = (
         select(Program.owner, Program.name, Program.code_hash, Program.code)
-        .where(Program.status != ProgramStatus.TEST)
+        .where(SUBMITTED)
         .order_by(Program.id)
     )
     return archive_entrants(session.execute(query), all_versions)
@@ -114,16 +112,17 @@ def archive_entrants(
     """From every submission (owner, name, code hash, code), oldest first:
     each owner.name's latest code, or each of its distinct codes as
     `owner.name@V` (V its first submission's number among owner.name's)."""
+    submissions = list(submissions)
     latest: dict[str, bytes] = {}
-    versions: dict[str, bytes] = {}
-    counts: dict[str, int] = {}
-    seen: set[tuple[str, str]] = set()
-    for owner, name, code_hash, code in submissions:
+    for owner, name, _, code in submissions:
         full = names.full_name(owner, name)
-        counts[full] = counts.get(full, 0) + 1
         latest.pop(full, None)  # a new submission moves the name to its latest place
         latest[full] = code
-        if (full, code_hash) not in seen:
-            seen.add((full, code_hash))
-            versions[f"{full}@{counts[full]}"] = code
-    return versions if all_versions else latest
+    if not all_versions:
+        return latest
+    numbers = versions.first_versions((names.full_name(o, n), h) for o, n, h, _ in submissions)
+    every: dict[str, bytes] = {}
+    for owner, name, code_hash, code in submissions:
+        full = names.full_name(owner, name)
+        every.setdefault(versions.label(full, numbers[full, code_hash]), code)
+    return every

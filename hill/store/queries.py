@@ -22,9 +22,10 @@ from hill.layout import DataFolder
 from hill.rules import names
 from hill.rules.events import ARRIVALS, HILL_CHANGES, EventKind, LeaveReason, ProgramStatus
 from hill.rules.standings import Contestant, Entry, Standings
+from hill.rules.versions import submission_numbers
 from hill.store.database import Database
 from hill.store.jousts import load_jousts
-from hill.store.tables import Event, Program
+from hill.store.tables import SUBMITTED, Event, Program
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ class HillQueries:
     def submitted_names(self) -> list[str]:
         """The full name of every program ever submitted (tests aside), sorted."""
         with self.db.session() as session:
-            query = select(Program.owner, Program.name).where(Program.status != ProgramStatus.TEST)
+            query = select(Program.owner, Program.name).where(SUBMITTED)
             return sorted({names.full_name(*row) for row in session.execute(query.distinct())})
 
     def versions(self, full_name: str) -> list[Version]:
@@ -140,7 +141,7 @@ class HillQueries:
         )
         query = (
             select(*columns)
-            .where(Program.id.in_(_ids_of(full_name)), Program.status != ProgramStatus.TEST)
+            .where(Program.id.in_(_ids_of(full_name)), SUBMITTED)
             .order_by(Program.id)
         )
         with self.db.session() as session:
@@ -149,6 +150,7 @@ class HillQueries:
             Event.program_id.in_([p.id for p in programs]), Event.kind.in_(ARRIVALS)
         )
         arrived = {e.program_id: e for e in self._read(arrivals)}
+        numbers = submission_numbers(full_name for _ in programs)
         return [
             Version(
                 id=p.id,
@@ -161,7 +163,7 @@ class HillQueries:
                 left_reason=p.left_reason,
                 arrival=arrived.get(p.id),
             )
-            for number, p in enumerate(programs, 1)
+            for number, p in zip(numbers, programs, strict=True)
         ]
 
     def code_of_hash(self, code_hash: str) -> bytes:
@@ -169,10 +171,15 @@ class HillQueries:
         with self.db.session() as session:
             return code_by_hash(session, code_hash)
 
-    def has_event(self, event_id: int) -> bool:
-        """Whether event `event_id` exists (a hill change or a test)."""
+    def change_in_force(self, event_id: int) -> int | None:
+        """The id of the hill change in force at event `event_id` (see
+        `in_force`); None if there is no such event, or no change up to it."""
         with self.db.session() as session:
-            return session.scalar(select(Event.id).where(Event.id == event_id)) is not None
+            try:
+                change = in_force(session, event_id)
+            except LookupError:
+                return None
+            return None if change is None else change.id
 
     def owners(self) -> set[str]:
         """Every owner that has had a program on the hill, spelt as stored
@@ -195,8 +202,7 @@ class HillQueries:
         """The hill now, the change that made it (None: no change yet), and
         the stored jousts among its programs and `newcomers` (code hashes),
         read once: in the caller's session (the writer's, under its lock)."""
-        query = select(Event).where(Event.kind.in_(HILL_CHANGES))
-        event = session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
+        event = in_force(session)
         if event is None:
             return None, Standings.empty(self.ranking), load_jousts(session, newcomers)
         return event.id, *_standings_and_jousts(session, event, newcomers)
@@ -204,6 +210,19 @@ class HillQueries:
     def _read(self, query: Select[Any]) -> list[HillEvent]:
         with self.db.session() as session:
             return [_event(*row) for row in session.execute(query)]
+
+
+def in_force(session: Session, event_id: int | None = None) -> Event | None:
+    """The hill change in force at event `event_id` (None: now): that event
+    if it changed the hill, else the last change before it (a test changes
+    nothing); None before the first change.  LookupError if there is no
+    event `event_id`."""
+    query = select(Event).where(Event.kind.in_(HILL_CHANGES))
+    if event_id is not None:
+        if session.get(Event, event_id) is None:
+            raise LookupError(event_id)
+        query = query.where(Event.id <= event_id)
+    return session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
 
 
 def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:

@@ -91,6 +91,10 @@ class Program(Base):
         return f"{self.owner}.{self.name}"
 
 
+# a submission: any program but a test's (a `-test` is a trial, not a submission)
+SUBMITTED = Program.status != ProgramStatus.TEST
+
+
 class Joust(Base):
     """The outcomes of one joust, kept by the contents of its two programs
     (sha256 of their code): a joust is a pure function of the two programs,

@@ -170,15 +170,12 @@ class HillReader(ThreadedReader):
 
     async def _in_force(self, history: Timeline, event_id: int) -> HillEvent:
         """The state in force at an event that is no change of the hill (a
-        `!bfjoust-test` trial, which takes an event id but changes nothing).
-        Ids are never reused, so those between two changes all exist."""
-        earlier = history.upto(event_id)
-        if not earlier or (earlier[-1] is history.changes[-1] and not await self._exists(event_id)):
+        `!bfjoust-test` trial, which takes an event id but changes nothing)."""
+        change_id = await self._run(self.queries.change_in_force, event_id)
+        change = None if change_id is None else history.find(change_id)
+        if change is None:
             raise NotFound(f"no hill state {event_id}")
-        return earlier[-1]
-
-    async def _exists(self, event_id: int) -> bool:
-        return await self._run(self.queries.has_event, event_id)
+        return change
 
     async def code(self, snapshot: Snapshot, full_name: str) -> bytes:
         return await self._run(self.queries.program_code, snapshot.entry(full_name).program.id)
