@@ -14,8 +14,8 @@ import json
 import time
 
 import numpy as np
-from varied import REFERENCE, reference_outcomes
 
+from hill.engine.varied import REFERENCE, reference_outcomes
 from hill.rules import scoring, statistics
 
 

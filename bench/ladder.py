@@ -49,10 +49,10 @@ from pools import (
 )
 from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
-from varied import reference_pool, varied_pool
 
 from hill import engine
 from hill.engine import JoustResult, arena
+from hill.engine.varied import reference_pool, varied_pool
 from hill.ladder import ladder
 from hill.rules import scoring
 

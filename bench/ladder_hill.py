@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from submit import timed
-from varied import reference_pool, varied_pool
 
 from bot.ladder import BATCH, REFIT_SECONDS
 from hill.config import HillSettings
+from hill.engine.varied import reference_pool, varied_pool
 from hill.rules.names import from_file
 from hill.writers.hill import Hill
 from hill.writers.ladder import ArchiveLadder

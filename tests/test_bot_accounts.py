@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 import trustme
-from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
-from ircclient import IrcTestClient
-from ircservers import Inspircd, start_inspircd
+from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
+from support.ircclient import IrcTestClient
+from support.ircservers import Inspircd, start_inspircd
 
 from bot.client import IrcClient
 

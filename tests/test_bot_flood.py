@@ -16,9 +16,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
-from ircclient import IrcTestClient
-from ircservers import Inspircd, start_inspircd
+from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
+from support.ircclient import IrcTestClient
+from support.ircservers import Inspircd, start_inspircd
 
 from hill.writers.hill import Hill
 

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import ircservers
-from botharness import CHANNEL, bot_settings, run, running_bot, wait_until
-from ircclient import IrcTestClient
-from ladderhill import archive_hill, reference
+from support import ircservers
+from support.botharness import CHANNEL, bot_settings, run, running_bot, wait_until
+from support.ircclient import IrcTestClient
+from support.ladderhill import archive_hill, reference
 
 from bot.commands.ladder import top_text, version_text
 from bot.ircd import Ngircd

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-import ircservers
-from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
-from ircclient import IrcTestClient
+from support import ircservers
+from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
+from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
 from hill.writers.hill import Hill

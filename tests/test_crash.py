@@ -15,8 +15,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import warrior_path
 from sqlalchemy import select
+from support.reference import warrior_path
 
 from bot.ircd import free_port, listening, stop_process
 from hill.config import HillSettings

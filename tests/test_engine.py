@@ -13,8 +13,8 @@ import random
 from types import ModuleType
 
 import pytest
-from conftest import warrior_path
-from refinterp import ReferenceEngine
+from support.reference import warrior_path
+from support.refinterp import ReferenceEngine
 
 from hill import engine
 from hill.engine import _engine, compile_program, joust

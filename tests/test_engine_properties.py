@@ -10,9 +10,9 @@ cycle limit (kept low so the plain interpreter can follow).
 
 from __future__ import annotations
 
-import refinterp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support import refinterp
 
 from hill import engine
 

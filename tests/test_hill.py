@@ -9,8 +9,8 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import REFERENCE, warrior_path
 from sqlalchemy import select
+from support.reference import REFERENCE, warrior_path
 
 from hill.config import HillSettings
 from hill.errors import HillError

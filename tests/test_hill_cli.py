@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import warrior_path
+from support.reference import warrior_path
 
 from hill.rules.statistics import STATS_FIELDS
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladderhill import archive_hill, reference
 from scipy.special import logit
+from support.ladderhill import archive_hill, reference
 
 import hill.store.requests
 import hill.store.tournaments  # noqa: F401

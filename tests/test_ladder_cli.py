@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REFERENCE
+from support.reference import REFERENCE
 
 from hill import engine
 from hill.cli.engine import full_matrix

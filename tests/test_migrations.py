@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE
 from sqlalchemy import select
+from support.reference import REFERENCE
 
 from hill import engine
 from hill.config import HillSettings

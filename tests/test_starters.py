@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib import resources
 
 import pytest
-from conftest import warrior_path
+from support.reference import warrior_path
 
 from hill import engine
 

@@ -6,7 +6,7 @@ from math import sqrt
 
 import numpy as np
 import pytest
-from test_scoring import fixture_matrix, scores_of
+from support.reference import fixture_matrix, scores_of
 
 from hill.rules import scoring, statistics
 from hill.rules.statistics import Record

@@ -16,9 +16,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE
-from daskcluster import DaskCluster
-from test_tournament_cli import count_matches
+from support.daskcluster import DaskCluster
+from support.reference import REFERENCE
+from support.statefile import count_matches
 
 from hill.engine import arena
 from hill.engine.arena import Arena

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladderhill import archive_hill, reference
 from sqlalchemy import func, select
+from support.ladderhill import archive_hill, reference
 
 import hill.store.ladder
 import hill.store.requests  # noqa: F401  (and the request book's)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import pytest
-from conftest import REFERENCE
+from support.reference import REFERENCE
 
 from hill.engine.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
 from hill.errors import LedgerError

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from webhill import (
+from support.webhill import (
     Server,
     WebProcess,
     battle_query,

@@ -16,10 +16,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import warrior_path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import WebProcess, chromium, get, git
+from support.reference import warrior_path
+from support.webhill import WebProcess, chromium, get, git
 
 from hill.config import HillSettings, WebSettings
 from hill.engine.arena import code_hash

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ladderhill import archive_hill, reference
 from selenium import webdriver
 from selenium.webdriver.common.by import By
-from webhill import Server, chromium, console_errors, css, get, load, shared_server
+from support.ladderhill import archive_hill, reference
+from support.webhill import Server, chromium, console_errors, css, get, load, shared_server
 
 from hill.rules.statistics import hill_statistics
 from hill.store import ladder as archive

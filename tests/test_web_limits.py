@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from webhill import (
+from support.webhill import (
     Reply,
     WebProcess,
     battle_query,

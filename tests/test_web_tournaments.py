@@ -23,7 +23,7 @@ from PIL import Image
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import (
+from support.webhill import (
     Server,
     build_hill,
     chromium,

@@ -1,7 +1,6 @@
-"""Varied, valid BF Joust programs for benchmarks: seeded and importable.
+"""Varied, valid BF Joust programs for the benchmarks and the tests: seeded.
 
-    import sys; sys.path.insert(0, "bench")      # scripts in bench/ have it already
-    from varied import varied_pool, reference_pool
+    from hill.engine.varied import varied_pool, reference_pool
 
     pool = reference_pool() + varied_pool(120, seed=1)   # [(name, source bytes)]
 
@@ -32,7 +31,8 @@ import numpy as np
 
 from hill import engine
 
-REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
+# the reference programs and their outcomes, in a checkout (tests/data/reference)
+REFERENCE = Path(__file__).resolve().parents[2] / "tests" / "data" / "reference"
 Named = tuple[str, bytes]
 # the kinds and their shares of a varied pool
 SHARES = {"mut": 0.35, "cross": 0.15, "structured": 0.35, "noise": 0.15}

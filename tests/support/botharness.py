@@ -10,11 +10,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from ircclient import IrcTestClient
-
 from bot.app import HillBot
 from hill.config import HillSettings, IrcSettings, LadderSettings, Settings, WebSettings
 from hill.writers.hill import Hill
+from support.ircclient import IrcTestClient
 
 CHANNEL = "#bfjoust"
 NEWS = "#hill-news"

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from conftest import REFERENCE, warrior_path
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -41,6 +40,7 @@ from hill.rules.names import from_file
 from hill.rules.standings import Standings
 from hill.web.server import start_web
 from hill.writers.hill import Hill
+from support.reference import REFERENCE, warrior_path
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

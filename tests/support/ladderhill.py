@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import REFERENCE, warrior_path
-
 from hill.config import HillSettings
 from hill.rules.names import from_file
 from hill.writers.hill import Hill
+from support.reference import REFERENCE, warrior_path
 
 
 def reference(count: int, start: int = 0) -> list[tuple[str, bytes]]:

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from botharness import CHANNEL
+from support.botharness import CHANNEL
 
 
 class BotProcess:
