@@ -14,6 +14,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+import sqlalchemy
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 from sqlalchemy import select
 from support.reference import REFERENCE
 
@@ -22,10 +26,12 @@ from hill.config import HillSettings
 from hill.engine import arena
 from hill.errors import HillError
 from hill.rules.reports import json_report, text_report
+from hill.rules.requests import Outcome, answer_text
 from hill.rules.statistics import STATS_FIELDS
-from hill.store.database import Database, schema_revision
+from hill.store.database import Database, migrations_config, schema_revision
 from hill.store.queries import HillQueries
-from hill.store.tables import Joust, Program
+from hill.store.requests import RequestBook
+from hill.store.tables import Base, Joust, Program
 from hill.writers.hill import Hill
 
 FIXTURE = REFERENCE.parent / "hill-0002"
@@ -179,3 +185,52 @@ def test_the_upgrade_can_be_undone(data: Path) -> None:
     database.upgrade()
     hill = Hill(HillSettings(data_dir=data, size=6))
     assert new_jousts(hill) == expected
+
+
+def test_every_table_is_both_a_model_and_a_migration(tmp_path: Path) -> None:
+    """A database made by the migrations alone has exactly the models'
+    tables, column for column (Alembic's compare_metadata), and Alembic,
+    run through migrations/env.py as the hill runs it, finds nothing to
+    autogenerate: env.py hands it every table."""
+    database = Database(tmp_path / "hill.sqlite3")
+    database.upgrade()
+    with database.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+        stored = set(sqlalchemy.inspect(connection).get_table_names()) - {"alembic_version"}
+    assert stored == set(Base.metadata.tables) and len(stored) == 12
+    command.check(migrations_config(database.engine))  # raises if autogenerate sees a change
+    database.close()
+
+
+def test_answers_stored_before_0007_are_kept(tmp_path: Path) -> None:
+    """0007 turns a request's answer text into its outcome, and back."""
+    database = Database(tmp_path / "hill.sqlite3")
+    database.upgrade("0006")
+    with database.engine.begin() as connection:
+        for state, result, program, announce in (
+            ("done", "New program a.b: rank 1/1. https://h/program/a.b", "a.b", True),
+            ("failed", "parse error at line 1, column 1: unmatched '['", None, False),
+        ):
+            connection.execute(
+                sqlalchemy.text(
+                    "INSERT INTO requests (created_at, nick, channel, origin, command, owner,"
+                    " name, state, attempts, result, program, announce, delivered)"
+                    " VALUES (CURRENT_TIMESTAMP, 'a', NULL, 'irc', 'challenge', 'a', 'b',"
+                    " :state, 1, :result, :program, :announce, 0)"
+                ),
+                {"state": state, "result": result, "program": program, "announce": announce},
+            )
+    database.upgrade()
+    said = "New program a.b: rank 1/1. https://h/program/a.b"
+    done, failed = RequestBook(database).undelivered()
+    assert done.answer == Outcome(said, None, "a.b", True)
+    assert answer_text(done.answer, str) == said  # said as it was
+    assert failed.answer == Outcome("parse error at line 1, column 1: unmatched '['")
+    database.downgrade("0006")
+    with database.engine.connect() as connection:
+        rows = connection.execute(sqlalchemy.text("SELECT result, program, announce FROM requests"))
+        assert [tuple(row) for row in rows] == [
+            ("New program a.b: rank 1/1. https://h/program/a.b", "a.b", 1),
+            ("parse error at line 1, column 1: unmatched '['", None, 0),
+        ]
+    database.close()

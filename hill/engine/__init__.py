@@ -1,7 +1,12 @@
 """The BF Joust engine: compile programs once, joust them many times.
 
-A thin typed layer over the native module `hill.engine._engine`, which does the hot
-work (parse, compile, joust, trace) with the GIL released.
+A thin typed layer over the native module `hill.engine._engine` (_engine.c,
+typed by _engine.pyi), which does the hot work (parse, compile, joust,
+trace) with the GIL released.  Beside it: `arena`, jousts played once per
+pair of program contents on every core (or any executor), and `varied`,
+varied programs for the benchmarks and the tests.
+
+May import: numpy, hill.errors, hill.threads; nothing else of the hill.
 
     >>> left = compile_program("(>)*9([-]>)*21")
     >>> right = compile_program("[]")

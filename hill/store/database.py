@@ -33,7 +33,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from hill.errors import HillError, NotReady
 
 
-def _migrations_config(engine: Engine | None = None) -> Config:
+def migrations_config(engine: Engine | None = None) -> Config:
+    """Alembic's configuration: the scripts of migrations/, run on `engine`."""
     config = Config()
     config.set_main_option("script_location", str(resources.files("migrations")))
     config.attributes["engine"] = engine
@@ -42,14 +43,14 @@ def _migrations_config(engine: Engine | None = None) -> Config:
 
 def schema_revision() -> str:
     """The schema this code reads and writes (the newest migration)."""
-    head = ScriptDirectory.from_config(_migrations_config()).get_current_head()
+    head = ScriptDirectory.from_config(migrations_config()).get_current_head()
     assert head is not None
     return head
 
 
 def _known(revision: str) -> bool:
     """Whether this code has the migration `revision` (else the database is newer)."""
-    revisions = ScriptDirectory.from_config(_migrations_config()).walk_revisions()
+    revisions = ScriptDirectory.from_config(migrations_config()).walk_revisions()
     return any(r.revision == revision for r in revisions)
 
 
@@ -95,11 +96,11 @@ class Database:
         return database
 
     def upgrade(self, revision: str = "head") -> None:
-        command.upgrade(_migrations_config(self.engine), revision)
+        command.upgrade(migrations_config(self.engine), revision)
 
     def downgrade(self, revision: str) -> None:
         """Back to an older schema (to run an older version of the hill)."""
-        command.downgrade(_migrations_config(self.engine), revision)
+        command.downgrade(migrations_config(self.engine), revision)
 
     def revision(self) -> str | None:
         with self.engine.connect() as connection:
