@@ -43,7 +43,6 @@ RETRY_SECONDS = 5.0  # after an unexpected failure of the runner itself
 T = TypeVar("T")
 
 
-
 @dataclass(frozen=True)
 class Answer:
     """A request's answer in words, put together when it is sent."""

@@ -95,11 +95,11 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             with hillbot.commands.hill.db.session() as session:
                 from sqlalchemy import select
 
-                from hill.store.tables import Program
+                from hill.store.tables import ProgramRow
 
                 codes = {
                     p.status: p.code
-                    for p in session.scalars(select(Program).where(Program.name == "rush"))
+                    for p in session.scalars(select(ProgramRow).where(ProgramRow.name == "rush"))
                 }
                 assert codes["hill"] == RUSH.encode()
             # bob identifies after connecting; account-notify and tags follow

@@ -18,7 +18,7 @@ from support.ircclient import IrcTestClient
 from bot.fetch import fetch_program
 from bot.ircd import Ngircd
 from hill.errors import FetchError
-from hill.store.tables import Program
+from hill.store.tables import ProgramRow
 
 ngircd = ircservers.ngircd  # the fixture
 
@@ -66,7 +66,7 @@ def test_a_long_program_by_url(ngircd: Ngircd, tmp_path) -> None:
             ann.say(nick, f"!bfjoust long {url}/redirect")
             assert (await ann.reply(nick)).startswith("New program ann.long: points 0.00")
             with bot.commands.hill.db.session() as session:
-                row = session.scalars(select(Program).where(Program.name == "long")).one()
+                row = session.scalars(select(ProgramRow).where(ProgramRow.name == "long")).one()
                 assert row.code == LONG and row.status == "hill"
             ann.say(nick, f"!bfjoust-test bad {url}/malformed")
             assert (await ann.reply(nick)) == (

@@ -20,7 +20,7 @@ from support.reference import warrior_path
 
 from bot.ircd import free_port, listening, stop_process
 from hill.config import HillSettings
-from hill.store.tables import Event, Program
+from hill.store.tables import Event, ProgramRow
 from hill.writers.hill import Hill
 
 OPPONENTS = [
@@ -75,7 +75,7 @@ def check_consistent(data: Path, old: list[str]) -> bool:
     hill = Hill(HillSettings(data_dir=data))
     names = [e.program.full_name for e in hill.queries.standings().entries]
     with hill.db.session() as session:
-        rows = session.scalars(select(Program).where(Program.status == "hill"))
+        rows = session.scalars(select(ProgramRow).where(ProgramRow.status == "hill"))
         on_hill = {p.full_name for p in rows}
         latest = session.scalars(select(Event).order_by(Event.id.desc())).first()
     assert on_hill == set(names)

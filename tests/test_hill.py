@@ -17,7 +17,7 @@ from hill.errors import HillError
 from hill.rules.names import from_file
 from hill.rules.reports import breakdown, json_report, text_report
 from hill.store.database import Database, schema_revision
-from hill.store.tables import Event, Program
+from hill.store.tables import Event, ProgramRow
 from hill.writers.hill import Hill
 
 RUSH = b"(>)*9([-]>)*21"
@@ -132,7 +132,7 @@ def test_withdraw_and_remove(tmp_path: Path) -> None:
     assert hill.queries.standings().size == 0
     assert commits(hill)[-2:] == ["Withdrawing alice.rush", "Removing bob.idle"]
     with Database(tmp_path / "var" / "hill.sqlite3").session() as session:
-        rush = session.scalars(select(Program).where(Program.name == "rush")).one()
+        rush = session.scalars(select(ProgramRow).where(ProgramRow.name == "rush")).one()
         assert (rush.status, rush.left_reason) == ("left", "withdrawn")
 
 
@@ -162,7 +162,7 @@ def test_breakdown_and_text_report(tmp_path: Path) -> None:
     hill.challenge("alice", "rush", RUSH)
     hill.challenge("bob", "idle", IDLE)
     text = text_report(hill.queries.standings())
-    assert text.splitlines()[0] == "Rank/chg   Score  Points  Program"
+    assert text.splitlines()[0] == "Rank/chg   Score  Points  ProgramRow"
     assert text.splitlines()[1].endswith("  alice.rush")
     assert " 1 |   + |" in text
     assert breakdown(hill.queries.standings(), "bob.idle") == (

@@ -31,7 +31,7 @@ from hill.rules.statistics import STATS_FIELDS
 from hill.store.database import Database, migrations_config, schema_revision
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
-from hill.store.tables import Base, Joust, Program
+from hill.store.tables import Base, Joust, ProgramRow
 from hill.writers.hill import Hill
 
 FIXTURE = REFERENCE.parent / "hill-0002"
@@ -75,12 +75,12 @@ def test_a_0002_hill_is_upgraded_and_reads_as_before(data: Path) -> None:
     hill = Hill(HillSettings(data_dir=data, size=6), jobs=2)
     assert hill.db.revision() == schema_revision()
     with hill.db.session() as session:
-        for program in session.scalars(select(Program)):
+        for program in session.scalars(select(ProgramRow)):
             assert program.code_hash == hashlib.sha256(program.code).hexdigest()
     assert new_jousts(hill) == expected_jousts
     # every moved joust is what the engine plays, from the lower hash's side
     with hill.db.session() as session:
-        code = {h: c for h, c in session.execute(select(Program.code_hash, Program.code))}
+        code = {h: c for h, c in session.execute(select(ProgramRow.code_hash, ProgramRow.code))}
     for (left, right), outcomes in expected_jousts.items():
         played = engine.joust(
             engine.compile_program(code[left]), engine.compile_program(code[right])

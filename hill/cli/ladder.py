@@ -77,7 +77,6 @@ def add_arguments(ladder: argparse.ArgumentParser) -> None:
     add_archive_commands(actions)
 
 
-
 NO_STANDING = (
     "the all-time ladder has no standing yet: it needs two programs in the archive, "
     "then `bfjoust ladder step` (or the bot, with [ladder] enabled) computes it"

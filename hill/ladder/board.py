@@ -80,5 +80,3 @@ class Board:
         if at:
             found = [r for r in found if str(r.version.version) == number]
         return sorted(found, key=lambda r: (r.version.full_name, -r.version.version))
-
-

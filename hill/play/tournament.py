@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from hill.engine import arena
 from hill.engine.arena import Arena, Pair, Played
 from hill.tournaments.formats import Ended, Pairing
-from hill.tournaments.ledger import Change, Ledger, LedgerStore, ScheduledMatch
+from hill.tournaments.ledger import Ledger, LedgerChange, LedgerStore, ScheduledMatch
 from hill.tournaments.plan import TournamentPlan, result_json
 
 Progress = Callable[[int, int], None]  # (matches committed, matches expected)
@@ -93,10 +93,10 @@ class Tournament:
         matches: Sequence[tuple[ScheduledMatch, int]],
         margin: int,
         progress: Progress | None,
-    ) -> list[Change]:
+    ) -> list[LedgerChange]:
         """Commit the matches of one joust: `margin` from its left side, each
         match's sign turning it to the match's a."""
-        committed: list[Change] = [
+        committed: list[LedgerChange] = [
             self.ledger.commit(match.key, sign * margin) for match, sign in matches
         ]
         if progress is not None:
@@ -116,11 +116,11 @@ class WriteBehind:
 
     def __init__(self, store: LedgerStore) -> None:
         self.store = store
-        self.pending: list[Change] = []
+        self.pending: list[LedgerChange] = []
         self.played: list[Played] = []
         self.written = time.monotonic()
 
-    def add(self, changes: list[Change], played: Played | None = None) -> None:
+    def add(self, changes: list[LedgerChange], played: Played | None = None) -> None:
         self.pending += changes
         if played is not None:
             self.played.append(played)

@@ -53,5 +53,3 @@ class LeaveReason(StrEnum):
     UPDATED = "updated"
     WITHDRAWN = "withdrawn"
     REMOVED = "removed"
-
-

@@ -59,7 +59,7 @@ from hill.store.tables import (
     LadderSnapshot,
     LadderState,
     LadderVersion,
-    Program,
+    ProgramRow,
 )
 
 
@@ -74,7 +74,9 @@ def _state(session: Session) -> LadderState:
 
 def _submissions() -> Select[Any]:
     """The programs submitted to the hill (tests are trials), in order."""
-    return select(Program.id, Program.owner, Program.name, Program.code_hash).where(SUBMITTED)
+    return select(ProgramRow.id, ProgramRow.owner, ProgramRow.name, ProgramRow.code_hash).where(
+        SUBMITTED
+    )
 
 
 def unread_programs(session: Session) -> bool:
@@ -89,7 +91,7 @@ def sync_versions(session: Session) -> int:
     code already in the pool under the same name is no new version);
     returns how many were added."""
     state = _state(session)
-    query = _submissions().where(Program.id > state.programs_read).order_by(Program.id)
+    query = _submissions().where(ProgramRow.id > state.programs_read).order_by(ProgramRow.id)
     arrivals = session.execute(query).all()
     if not arrivals:
         return 0
@@ -100,7 +102,7 @@ def sync_versions(session: Session) -> int:
         known.add((row.owner, row.name, row.code_hash))
     # every submission of the arrivals' names, numbered (hill.rules.versions)
     arrived = {(owner, name) for _, owner, name, _ in arrivals}
-    of_names = [row for row in session.execute(_submissions().order_by(Program.id)).all()
+    of_names = [row for row in session.execute(_submissions().order_by(ProgramRow.id)).all()
                 if (row.owner, row.name) in arrived]  # fmt: skip
     numbers = submission_numbers(names.full_name(r.owner, r.name) for r in of_names)
     number = {row.id: n for row, n in zip(of_names, numbers, strict=True)}
@@ -216,8 +218,8 @@ def board(session: Session) -> Board | None:
     if snapshot is None:
         return None
     pool = {v.id: v for v in versions(session)}
-    query = select(Program.owner, Program.name, Program.code_hash).where(
-        Program.status == ProgramStatus.HILL
+    query = select(ProgramRow.owner, ProgramRow.name, ProgramRow.code_hash).where(
+        ProgramRow.status == ProgramStatus.HILL
     )
     on_hill = {tuple(row) for row in session.execute(query)}
 

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy.dialects.sqlite import insert
 
 from hill.tournaments.ledger import (
-    Change,
+    LedgerChange,
     MatchStatus,
     RoundOpened,
     ScheduledMatch,
@@ -25,7 +25,7 @@ from hill.tournaments.ledger import (
 
 
 def write_statement(
-    change: Change,
+    change: LedgerChange,
     rounds: Any,
     matches: Any,
     end: Callable[[str], Any],
@@ -55,10 +55,10 @@ def write_statement(
 
 def stored_changes(
     rounds: Iterable[Any], matches: Iterable[Any], ended: str | None
-) -> list[Change]:
+) -> list[LedgerChange]:
     """The changes that rows kept, in replay order: the rounds (by number),
     their matches (by round and board), then the end if there is one."""
-    changes: list[Change] = [RoundOpened(row.number, row.bye) for row in rounds]
+    changes: list[LedgerChange] = [RoundOpened(row.number, row.bye) for row in rounds]
     changes += [
         ScheduledMatch(row.round, row.board, row.a, row.b, MatchStatus(row.status), row.margin)
         for row in matches

@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 from hill.errors import TournamentError
 from hill.rules import names, versions
 from hill.store.queries import in_force
-from hill.store.tables import SUBMITTED, Program
+from hill.store.tables import SUBMITTED, ProgramRow
 
 POOL_PATTERN = re.compile(r"(?P<kind>hill|archive)(?:@(?P<event>\d{1,9}))?")
 MAX_JOINED = 4
@@ -93,15 +93,17 @@ def _hill_at(session: Session, event_id: int | None) -> dict[str, bytes]:
     if event is None:
         return {}
     ids = [entry["id"] for entry in event.standings["entries"]]
-    rows = {row.id: row for row in session.scalars(select(Program).where(Program.id.in_(ids)))}
+    rows = {
+        row.id: row for row in session.scalars(select(ProgramRow).where(ProgramRow.id.in_(ids)))
+    }
     return {rows[i].full_name: rows[i].code for i in ids}
 
 
 def _archive(session: Session, all_versions: bool) -> dict[str, bytes]:
     query = (
-        select(Program.owner, Program.name, Program.code_hash, Program.code)
+        select(ProgramRow.owner, ProgramRow.name, ProgramRow.code_hash, ProgramRow.code)
         .where(SUBMITTED)
-        .order_by(Program.id)
+        .order_by(ProgramRow.id)
     )
     return archive_entrants(session.execute(query), all_versions)
 

@@ -25,7 +25,7 @@ from hill.rules.standings import Contestant, Entry, Standings
 from hill.rules.versions import submission_numbers
 from hill.store.database import Database
 from hill.store.jousts import load_jousts
-from hill.store.tables import SUBMITTED, Event, Program
+from hill.store.tables import SUBMITTED, Event, ProgramRow
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class HillEvent:
 
 
 @dataclass(frozen=True)
-class Version:
+class ProgramVersion:
     """One submitted version of a program (tests are no versions), with the
     hill change it arrived by."""
 
@@ -125,24 +125,24 @@ class HillQueries:
     def submitted_names(self) -> list[str]:
         """The full name of every program ever submitted (tests aside), sorted."""
         with self.db.session() as session:
-            query = select(Program.owner, Program.name).where(SUBMITTED)
+            query = select(ProgramRow.owner, ProgramRow.name).where(SUBMITTED)
             return sorted({names.full_name(*row) for row in session.execute(query.distinct())})
 
-    def versions(self, full_name: str) -> list[Version]:
+    def versions(self, full_name: str) -> list[ProgramVersion]:
         """Every version of `owner.name` ever submitted, oldest first."""
         columns = (
-            Program.id,
-            Program.submitted_at,
-            Program.code_hash,
-            func.length(Program.code).label("size"),  # bytes: the code is a BLOB
-            Program.status,
-            Program.left_at,
-            Program.left_reason,
+            ProgramRow.id,
+            ProgramRow.submitted_at,
+            ProgramRow.code_hash,
+            func.length(ProgramRow.code).label("size"),  # bytes: the code is a BLOB
+            ProgramRow.status,
+            ProgramRow.left_at,
+            ProgramRow.left_reason,
         )
         query = (
             select(*columns)
-            .where(Program.id.in_(_ids_of(full_name)), SUBMITTED)
-            .order_by(Program.id)
+            .where(ProgramRow.id.in_(_ids_of(full_name)), SUBMITTED)
+            .order_by(ProgramRow.id)
         )
         with self.db.session() as session:
             programs = session.execute(query).all()
@@ -152,7 +152,7 @@ class HillQueries:
         arrived = {e.program_id: e for e in self._read(arrivals)}
         numbers = submission_numbers(full_name for _ in programs)
         return [
-            Version(
+            ProgramVersion(
                 id=p.id,
                 number=number,
                 submitted=p.submitted_at,
@@ -186,12 +186,12 @@ class HillQueries:
         (tests aside: anyone may test under any nick)."""
         been = (ProgramStatus.HILL, ProgramStatus.LEFT)
         with self.db.session() as session:
-            query = select(Program.owner).where(Program.status.in_(been)).distinct()
+            query = select(ProgramRow.owner).where(ProgramRow.status.in_(been)).distinct()
             return set(session.scalars(query))
 
     def program_code(self, program_id: int) -> bytes:
         with self.db.session() as session:
-            code = session.scalar(select(Program.code).where(Program.id == program_id))
+            code = session.scalar(select(ProgramRow.code).where(ProgramRow.id == program_id))
             if code is None:
                 raise HillError(f"no program {program_id}")
             return code
@@ -231,15 +231,17 @@ def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:
     found: list[str | None] = []
     with db.session() as session:
         for code_hash in hashes:
-            query = select(Program.owner, Program.name).where(Program.code_hash == code_hash)
-            row = session.execute(query.order_by(Program.id.desc()).limit(1)).first()
+            query = select(ProgramRow.owner, ProgramRow.name).where(
+                ProgramRow.code_hash == code_hash
+            )
+            row = session.execute(query.order_by(ProgramRow.id.desc()).limit(1)).first()
             found.append(None if row is None else names.full_name(row.owner, row.name))
     return found
 
 
 def code_by_hash(session: Session, code_hash: str) -> bytes:
     """The code of a stored program with this hash."""
-    query = select(Program.code).where(Program.code_hash == code_hash).limit(1)
+    query = select(ProgramRow.code).where(ProgramRow.code_hash == code_hash).limit(1)
     code = session.scalar(query)
     if code is None:
         raise HillError(f"no program with code {code_hash}")
@@ -249,10 +251,10 @@ def code_by_hash(session: Session, code_hash: str) -> bytes:
 def _ids_of(full_name: str) -> Select[Any]:
     """The ids of every program named `full_name`, tests included."""
     owner, name = names.split(full_name)
-    return select(Program.id).where(Program.owner == owner, Program.name == name)
+    return select(ProgramRow.id).where(ProgramRow.owner == owner, ProgramRow.name == name)
 
 
-_Arrived, _Left = aliased(Program), aliased(Program)
+_Arrived, _Left = aliased(ProgramRow), aliased(ProgramRow)
 
 
 def _events() -> Select[Any]:
@@ -297,8 +299,12 @@ def _standings_and_jousts(
     records = event.standings["entries"]
     ids = [r["id"] for r in records]
     query = select(
-        Program.id, Program.owner, Program.name, Program.submitted_at, Program.code_hash
-    ).where(Program.id.in_(ids))
+        ProgramRow.id,
+        ProgramRow.owner,
+        ProgramRow.name,
+        ProgramRow.submitted_at,
+        ProgramRow.code_hash,
+    ).where(ProgramRow.id.in_(ids))
     programs = {row.id: Contestant(**row._mapping) for row in session.execute(query)}
     contestants = [programs[i] for i in ids]
     hashes = [c.code_hash for c in contestants]

@@ -23,7 +23,7 @@ from sqlalchemy.exc import DatabaseError
 from hill.engine.arena import Played
 from hill.errors import TournamentError
 from hill.store.ledger_rows import stored_changes, write_statement
-from hill.tournaments.ledger import Change
+from hill.tournaments.ledger import LedgerChange
 
 metadata = MetaData()
 plan_table = Table(
@@ -91,13 +91,13 @@ class StateFile:
                 "give the same files and options, or a new --state file"
             )
 
-    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
+    def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
         """The changes in one transaction (jousts are not kept here)."""
         with self.engine.begin() as connection:
             for change in changes:
                 connection.execute(_upsert(change))
 
-    def read(self) -> list[Change]:
+    def read(self) -> list[LedgerChange]:
         with self.engine.connect() as connection:
             rounds = connection.execute(select(rounds_table).order_by(rounds_table.c.number))
             matches = connection.execute(
@@ -110,7 +110,7 @@ class StateFile:
         self.engine.dispose()
 
 
-def _upsert(change: Change) -> Any:
+def _upsert(change: LedgerChange) -> Any:
     return write_statement(change, rounds_table, matches_table, _end)
 
 

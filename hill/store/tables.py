@@ -57,7 +57,7 @@ class Base(DeclarativeBase):
     type_annotation_map: ClassVar = {dt.datetime: DateTime(), dict[str, Any]: JSON}
 
 
-class Program(Base):
+class ProgramRow(Base):
     """Every program ever submitted, on the hill or not."""
 
     __tablename__ = "programs"
@@ -92,7 +92,7 @@ class Program(Base):
 
 
 # a submission: any program but a test's (a `-test` is a trial, not a submission)
-SUBMITTED = Program.status != ProgramStatus.TEST
+SUBMITTED = ProgramRow.status != ProgramStatus.TEST
 
 
 class Joust(Base):
@@ -130,8 +130,6 @@ class Event(Base):
     standings: Mapped[dict[str, Any]]
     # the git commit that records it (None until committed, and for tests)
     commit: Mapped[str | None] = mapped_column(String(40))
-
-
 
 
 class Request(Base):
@@ -190,8 +188,6 @@ class UploadLink(Base):
         return f"{self.owner}.{self.name}"
 
 
-
-
 class LadderVersion(Base):
     """One version of a program in the ladder's pool."""
 
@@ -232,8 +228,6 @@ class LadderSnapshot(Base):
     # best first: {"version" (its id), "rank", "rating", "rating_low",
     # "rating_high", "jousts", "stats"}
     ranking: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
-
-
 
 
 class TournamentRow(Base):
@@ -281,5 +275,3 @@ class MatchRow(Base):
     b: Mapped[str] = mapped_column(String(128))
     status: Mapped[str] = mapped_column(String(16))
     margin: Mapped[int | None]
-
-

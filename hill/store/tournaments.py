@@ -38,7 +38,7 @@ from hill.store.jousts import store_jousts
 from hill.store.ledger_rows import stored_changes, write_statement
 from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
-from hill.tournaments.ledger import Change, Ledger, MatchStatus
+from hill.tournaments.ledger import Ledger, LedgerChange, MatchStatus
 from hill.tournaments.plan import TournamentPlan, result_json
 
 
@@ -102,17 +102,17 @@ class HillLedgerStore:
         self.transaction = transaction
         self.id = tournament_id
 
-    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
+    def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
         with self.transaction() as session:
             store_jousts(session, played)
             for change in changes:
                 session.execute(self._upsert(change))
 
-    def read(self) -> list[Change]:
+    def read(self) -> list[LedgerChange]:
         with self.db.session() as session:
             return _changes(session, self.id)
 
-    def _upsert(self, change: Change) -> Any:
+    def _upsert(self, change: LedgerChange) -> Any:
         return write_statement(change, RoundRow, MatchRow, self._end, {"tournament_id": self.id})
 
     def _end(self, reason: str) -> Any:
@@ -123,7 +123,7 @@ class HillLedgerStore:
         )
 
 
-def _changes(session: Session, tournament_id: int) -> list[Change]:
+def _changes(session: Session, tournament_id: int) -> list[LedgerChange]:
     """The ledger's changes as stored: rounds, their matches, the end."""
     rounds = select(RoundRow).where(RoundRow.tournament_id == tournament_id)
     matches = select(MatchRow).where(MatchRow.tournament_id == tournament_id)

@@ -25,7 +25,7 @@ from hill.engine.arena import code_hash
 from hill.errors import GitUnavailable, HillError, NotFound
 from hill.rules import names
 from hill.rules.events import iso_utc
-from hill.store.queries import HillEvent, HillQueries, Version
+from hill.store.queries import HillEvent, HillQueries, ProgramVersion
 from hill.threads import LRU, Threads
 from hill.web import pages
 from hill.web.code_diff import code_diff
@@ -227,7 +227,7 @@ def _side(code: bytes | None, hash_: str | None) -> dict[str, Any] | None:
     return None if code is None else {"bytes": len(code), "hash": hash_}
 
 
-def _version(version: Version, diff: dict[str, Any] | None) -> dict[str, Any]:
+def _version(version: ProgramVersion, diff: dict[str, Any] | None) -> dict[str, Any]:
     arrival = version.arrival
     record = next((r for r in arrival.entries if r["id"] == version.id), None) if arrival else None
     return {

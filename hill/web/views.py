@@ -40,9 +40,7 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
-def page(
-    name: str, template: str, table: web.RouteTableDef = routes
-) -> Callable[[Loader], Loader]:
+def page(name: str, template: str, table: web.RouteTableDef = routes) -> Callable[[Loader], Loader]:
     """Serve a loader's dict as JSON at the path of `name-json` and through a
     template at the path of `name` (urls.PATHS; routes of `table`)."""
 

@@ -36,7 +36,7 @@ from hill.store.database import Database
 from hill.store.jousts import store_jousts
 from hill.store.queries import HillQueries, code_by_hash
 from hill.store.requests import finish
-from hill.store.tables import Event, Program, Request
+from hill.store.tables import Event, ProgramRow, Request
 from hill.writers.lock import HillLock
 
 
@@ -78,9 +78,7 @@ class Hill:
         self.arena = Arena(executor, jobs=jobs)
         with self.lock.held():
             self.db.upgrade()
-            repository = HillRepository(
-                folder.repository, settings.git_branch, settings.git_remote
-            )
+            repository = HillRepository(folder.repository, settings.git_branch, settings.git_remote)
             self.recorder = HistoryRecorder(repository, self.queries, self.db)
             self.recorder.catch_up()
 
@@ -175,13 +173,13 @@ class Hill:
         name: str,
         code: bytes,
         program_hash: str,
-    ) -> Program:
+    ) -> ProgramRow:
         """Store the arriving program, and its leaving one leaving."""
         leaving = None
         if plan.leaving is not None:
             leaving = self._leave(session, plan.leaving, plan.reason)
         status = ProgramStatus.TEST if plan.test_only else ProgramStatus.HILL
-        row = Program(owner=owner, name=name, code=code, code_hash=program_hash, status=status)
+        row = ProgramRow(owner=owner, name=name, code=code, code_hash=program_hash, status=status)
         session.add(row)
         session.flush()
         if leaving is not None:
@@ -189,7 +187,7 @@ class Hill:
         return row
 
     def _rank_arrival(
-        self, current: Standings, plan: changes.Arrival, results: arena.Results, row: Program
+        self, current: Standings, plan: changes.Arrival, results: arena.Results, row: ProgramRow
     ) -> tuple[Standings, str]:
         """The standings after an arrival (the newcomer last among the
         contestants), and its summary."""
@@ -253,8 +251,8 @@ class Hill:
         )
         self.recorder.record(change)
 
-    def _leave(self, session: Session, entry: Entry, reason: LeaveReason) -> Program:
-        row = session.get(Program, entry.program.id)
+    def _leave(self, session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
+        row = session.get(ProgramRow, entry.program.id)
         assert row is not None
         row.status = ProgramStatus.LEFT
         row.left_at = utcnow()
@@ -313,7 +311,7 @@ def play_request(hill: Hill, request: Request) -> Report:
     return PLAYS[request.command](hill, request)
 
 
-def _contestant(row: Program) -> Contestant:
+def _contestant(row: ProgramRow) -> Contestant:
     return Contestant(row.id, row.owner, row.name, row.submitted_at, row.code_hash)
 
 
