@@ -162,7 +162,7 @@ def test_breakdown_and_text_report(tmp_path: Path) -> None:
     hill.challenge("alice", "rush", RUSH)
     hill.challenge("bob", "idle", IDLE)
     text = text_report(hill.queries.standings())
-    assert text.splitlines()[0] == "Rank/chg   Score  Points  ProgramRow"
+    assert text.splitlines()[0] == "Rank/chg   Score  Points  Program"
     assert text.splitlines()[1].endswith("  alice.rush")
     assert " 1 |   + |" in text
     assert breakdown(hill.queries.standings(), "bob.idle") == (
