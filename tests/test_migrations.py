@@ -92,7 +92,7 @@ def test_a_0002_hill_is_upgraded_and_reads_as_before(data: Path) -> None:
         if event["report"] is not None:
             assert text_report(queries.standings_at(event["id"])) == event["report"]
     current = json_report(queries.standings(), None)
-    # the statistics came later (hill.statistics): there, and the rest as it was
+    # the statistics came later (hill.rules.statistics): there, and the rest as it was
     stats = [program.pop("stats") for program in current["programs"]]
     assert all(list(s) == list(STATS_FIELDS) for s in stats)
     assert current == EXPECTED["current"]

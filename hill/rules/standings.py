@@ -24,7 +24,7 @@ class Contestant:
     owner: str
     name: str
     submitted_at: dt.datetime
-    code_hash: str  # what its jousts are kept by (hill.arena)
+    code_hash: str  # what its jousts are kept by (hill.engine.arena)
 
     @property
     def full_name(self) -> str:

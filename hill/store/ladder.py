@@ -25,7 +25,7 @@ too.  That is all it needs to resume: killed at any moment, it starts again
 from the jousts stored, and none is lost or played twice.
 
 The functions take the caller's session; the writing ones are called by
-the ladder's writer (hill.ladder_service) under the hill's lock.
+the ladder's writer (hill.writers.ladder) under the hill's lock.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def by_code(pool: Sequence[Version]) -> dict[str, list[int]]:
 def add_joust(
     ladder: Ladder, at: dict[str, list[int]], pair: arena.Pair, result: JoustResult
 ) -> None:
-    """A joust of a kept pair (hill.arena), from its left's side, for every
+    """A joust of a kept pair (hill.engine.arena), from its left's side, for every
     pair of versions with those codes that has not met yet."""
     for a in at[pair[0]]:
         for b in at[pair[1]]:

@@ -1,7 +1,7 @@
 """The hill's read side: queries that answer with plain frozen data, never a
 database row, so the web pages, the bot and the command line hold no
 session.  Readers never change the hill: `HillQueries.open` reads a
-database that the writer (hill.service) has made, and git is none of their
+database that the writer (hill.writers.hill) has made, and git is none of their
 business.
 """
 
@@ -167,7 +167,7 @@ class HillQueries:
         ]
 
     def code_of_hash(self, code_hash: str) -> bytes:
-        """The code whose hash (hill.arena.code_hash) is `code_hash`; HillError if none."""
+        """The code whose hash (hill.engine.arena.code_hash) is `code_hash`; HillError if none."""
         with self.db.session() as session:
             return code_by_hash(session, code_hash)
 

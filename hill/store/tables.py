@@ -66,7 +66,7 @@ class ProgramRow(Base):
     owner: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(48))
     code: Mapped[bytes] = mapped_column(LargeBinary)
-    # what its jousts are kept by (hill.arena.code_hash)
+    # what its jousts are kept by (hill.engine.arena.code_hash)
     code_hash: Mapped[str] = mapped_column(String(64), index=True)
     submitted_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     status: Mapped[ProgramStatus] = mapped_column(_strings(ProgramStatus, 8), index=True)
@@ -100,7 +100,7 @@ class Joust(Base):
     (sha256 of their code): a joust is a pure function of the two programs,
     so it is played once and serves the hill, tournaments and the ladder.
     One row per unordered pair, from the side of the lower hash (the
-    orientation rule of hill.arena)."""
+    orientation rule of hill.engine.arena)."""
 
     __tablename__ = "jousts"
 

@@ -1,6 +1,6 @@
 """The hill's tournaments, as stored in its database (migration 0006).
 
-A tournament over one of the hill's pools (hill.tournaments.hill_pools)
+A tournament over one of the hill's pools (hill.store.pools)
 keeps its plan, its entrants (by name, with their programs by content) and
 the ledger of its rounds and matches in four tables, so that the bot picks
 it up again on its restart and the web shows it while it runs:

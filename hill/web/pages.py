@@ -36,7 +36,7 @@ def event(change: HillEvent | None) -> dict[str, Any] | None:
 
 
 def standings(snap: Snapshot) -> dict[str, Any]:
-    """hill.reports.json_report, plus the state's event and each program's
+    """hill.rules.reports.json_report, plus the state's event and each program's
     change of rank and age (challenges survived)."""
     report = json_report(snap.standings, snap.commit, snap.statistics)
     for program, entry in zip(report["programs"], snap.standings.entries, strict=True):

@@ -3,7 +3,7 @@
 The bot may change the hill at any moment (another thread, or another process
 through SQLite), so every view is taken at one event, one hill state, and
 cached under its id: a page never mixes two states, and while the hill does
-not change a request costs one small query.  The reads (hill.queries: plain
+not change a request costs one small query.  The reads (hill.store.queries: plain
 data) block (SQLite), so they run in threads.  Nothing here changes the hill:
 the web report reads a database the bot or `bfjoust hill` made.  Battles are
 trace_store.py's.

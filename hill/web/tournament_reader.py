@@ -1,5 +1,5 @@
 """The read side of the tournament pages: the hill's stored tournaments
-(hill.tournaments.records) and the programs they played, read in a thread
+(hill.store.tournaments) and the programs they played, read in a thread
 of its own (SQLite blocks) and shaped by tournament_data.py.
 
 A tournament's page is cached while its result stays the same (the same
@@ -85,7 +85,7 @@ class TournamentReader(ThreadedReader):
         return between
 
     async def names(self, hashes: Sequence[str]) -> list[str]:
-        """The name of the latest program with each code (hill.arena.code_hash);
+        """The name of the latest program with each code (hill.engine.arena.code_hash);
         NotFound if a hash is malformed or no program has that code."""
         for code_hash in hashes:
             if not CODE_HASH.fullmatch(code_hash):

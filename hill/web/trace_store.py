@@ -13,7 +13,7 @@ four ways:
   by content (both programs' code, the tape length and the polarity) up to
   `cache_bytes`;
 * one response is one piece, at most trace_pieces.PIECE_STATES states;
-* compiled programs are cached by content (hill.arena's ProgramCache), a
+* compiled programs are cached by content (hill.engine.arena's ProgramCache), a
   few at a time.
 
 `thumbnail()` gives a battle's small picture (thumbnail.py, for the
@@ -50,7 +50,7 @@ class EncodedBattle:
         return sum(len(p) for p in self.pieces)
 
 
-# both programs' code hashes (hill.arena.code_hash), the tape length, the polarity
+# both programs' code hashes (hill.engine.arena.code_hash), the tape length, the polarity
 BattleKey = tuple[str, str, int, str]
 
 

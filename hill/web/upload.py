@@ -1,6 +1,6 @@
 """The upload form: a program too long for an IRC line, pasted or chosen as a
 file, through the one-time link the bot gave (`!bfjoust-upload`, see
-hill/uploads.py).
+hill/store/uploads.py).
 
 The token in the URL is the only credential and it is enough: unguessable,
 bound to the player who asked, short-lived and good for one upload, so a

@@ -1,5 +1,5 @@
 """The all-time ladder's writer: it plays the ladder over the hill's archive
-(hill.ladder.archive) through the hill's arena, and stores what it plays
+(hill.store.ladder) through the hill's arena, and stores what it plays
 under the hill's lock, as the hill service does, so that the ladder and a
 hill change never write at once.
 

@@ -1,13 +1,12 @@
 """The hill's tournaments' writer: it creates a tournament over one of the
-hill's pools (hill.tournaments.hill_pools) and plays it (hill.tournaments.
-runner) through an arena, storing its ledger and the jousts it plays in
-the hill's database under the hill's lock (hill.tournaments.records), as
+hill's pools (hill.store.pools) and plays it (hill.play.tournament) through an arena, storing its ledger and the jousts it plays in
+the hill's database under the hill's lock (hill.store.tournaments), as
 the hill service and the ladder do.
 
 Every joust the hill has stored is known before the first is played, so a
 tournament over the hill plays none; those it plays are stored for the hill
 and the ladder.  Killed at any moment, a tournament loses at most the last
-fraction of a second of results (hill.tournaments.runner.WriteBehind), and
+fraction of a second of results (hill.play.tournament.WriteBehind), and
 `run` of the same id finishes it with exactly the result it would have had.
 """
 
