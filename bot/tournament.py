@@ -25,8 +25,8 @@ from hill.engine import batches
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
 from hill.errors import Stopped, TournamentError
 from hill.play.cluster import executor_for
+from hill.store.records import tournament
 from hill.store.requests import RequestBook
-from hill.store.tournaments import tournament
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 

@@ -20,7 +20,7 @@ from bot.commands.ladder import top_text, version_text
 from bot.ircd import Ngircd
 from bot.ladder import BATCH
 from hill.config import LadderSettings
-from hill.store import ladder as archive
+from hill.store import archive
 from hill.store.tables import Request
 from hill.writers.ladder import ArchiveLadder
 

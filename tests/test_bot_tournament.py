@@ -17,7 +17,7 @@ from support.ladderhill import archive_hill
 from bot.commands.tournament import progress_text
 from bot.ircd import Ngircd
 from hill.config import HillSettings
-from hill.store.tournaments import latest, tournament
+from hill.store.records import latest, tournament
 from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture

@@ -22,8 +22,6 @@ from alembic.migration import MigrationContext
 from scipy.special import logit
 from support.ladderhill import archive_hill, reference
 
-import hill.store.requests
-import hill.store.tournaments  # noqa: F401
 from bot.commands.ladder import top_text, version_text
 from bot.ladder import rest_after
 from hill import engine
@@ -34,7 +32,7 @@ from hill.ladder import seeding
 from hill.ladder.board import Row
 from hill.ladder.ladder import rate
 from hill.rules.statistics import STATS_FIELDS
-from hill.store import ladder as archive
+from hill.store import archive
 from hill.store.database import schema_revision
 from hill.store.tables import Base
 from hill.writers.hill import Hill

@@ -15,8 +15,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
-import hill.store.ladder
-import hill.store.tournaments  # noqa: F401  (and the tournaments')
+import hill.store.archive
+import hill.store.records  # noqa: F401  (and the tournaments')
 from bot.runner import MAX_ATTEMPTS, Answer, Runner
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.errors import LinkRefused, QueueFull

@@ -21,7 +21,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 from support.ladderhill import archive_hill, reference
 
-import hill.store.ladder
+import hill.store.archive
 import hill.store.requests  # noqa: F401  (and the request book's)
 from hill.config import HillSettings
 from hill.engine.arena import Arena
@@ -29,8 +29,8 @@ from hill.errors import TournamentError
 from hill.play.tournament import Tournament
 from hill.store.database import schema_revision
 from hill.store.pools import archive_entrants, hill_pool, join_pools
+from hill.store.records import progress_mark, progress_marks, tournament, tournaments
 from hill.store.tables import Base, Joust
-from hill.store.tournaments import progress_mark, progress_marks, tournament, tournaments
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.plan import TournamentPlan
 from hill.web import tournament_data

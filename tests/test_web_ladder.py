@@ -18,7 +18,7 @@ from support.ladderhill import archive_hill, reference
 from support.webhill import Server, chromium, console_errors, css, get, load, shared_server
 
 from hill.rules.statistics import hill_statistics
-from hill.store import ladder as archive
+from hill.store import archive
 from hill.web.state import READER
 from hill.writers.ladder import ArchiveLadder
 

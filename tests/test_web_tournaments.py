@@ -37,7 +37,7 @@ from support.webhill import (
 
 from hill import engine
 from hill.engine.arena import code_hash
-from hill.store import tournaments as records
+from hill.store import records
 from hill.web import bump_chart, thumbnail
 from hill.web.server import SECURITY_HEADERS
 from hill.web.tournament_data import sample_battle

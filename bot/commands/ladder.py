@@ -9,7 +9,7 @@ from bot.client import Incoming
 from bot.commands.base import Context, command
 from hill.errors import HillError
 from hill.ladder.board import Board, Row
-from hill.store.ladder import read_board
+from hill.store.archive import read_board
 from hill.web.urls import Urls
 
 TOP = 5  # programs named by `!bfjoust-ladder`

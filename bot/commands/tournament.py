@@ -9,7 +9,7 @@ from bot.client import Incoming
 from bot.commands.base import Context, command
 from hill.errors import HillError, TournamentError
 from hill.store.pools import POOLS_HELP
-from hill.store.tournaments import TournamentSummary, latest, tournament
+from hill.store.records import TournamentSummary, latest, tournament
 from hill.tournaments.plan import FORMATS
 from hill.web.urls import Urls
 

@@ -23,7 +23,7 @@ from hill.errors import CommandError
 from hill.ladder import ladder, report
 from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
-from hill.store import ladder as archive
+from hill.store import archive
 from hill.store.database import Database
 from hill.writers.ladder import ArchiveLadder
 

@@ -30,7 +30,7 @@ from hill.cli.tournament_files import (
 )
 from hill.errors import TournamentError
 from hill.store.pools import POOLS_HELP
-from hill.store.tournaments import TournamentSummary, TournamentView, tournament, tournaments
+from hill.store.records import TournamentSummary, TournamentView, tournament, tournaments
 from hill.writers.tournaments import HillTournaments
 
 

@@ -1,5 +1,5 @@
 """The hill's all-time ladder as plain data: the versions in its pool and
-its latest standing (a board), as the store reads them (hill.store.ladder)
+its latest standing (a board), as the store reads them (hill.store.archive)
 and the bot, the web and `bfjoust ladder show` show them.
 """
 

@@ -1,6 +1,6 @@
 """A ledger's changes (hill.tournaments.ledger) as table rows, for the two
 places that keep them: a standalone run's state file (state_file.py) and
-the hill's database (tournaments.py).
+the hill's database (records.py).
 
 Both keep a rounds table (number, bye) and a matches table (round, board,
 a, b, status, margin); the hill's rows also carry their tournament's id

@@ -7,7 +7,7 @@ leaves the file as it was after some write; running the same command again
 picks up from there (checked-out matches go back to the queue).
 
 The hill's own tournaments keep the same rows in the hill's database
-(hill/store/tournaments.py).
+(hill/store/records.py).
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ compares with them (tests/test_migrations.py).
 - `requests`, `upload_links`: the players' hill jobs and their answers, and
   the one-time upload links (hill.store.requests, hill.store.uploads);
 - `ladder_versions`, `ladder_state`, `ladder_snapshots`: the all-time ladder
-  (hill.store.ladder);
+  (hill.store.archive);
 - `tournaments`, `tournament_entrants`, `tournament_rounds`,
-  `tournament_matches`: the hill's tournaments (hill.store.tournaments).
+  `tournament_matches`: the hill's tournaments (hill.store.records).
 
 Event kinds and program statuses are the enums of hill.rules.events, stored
 as their plain strings.

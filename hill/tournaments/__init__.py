@@ -12,5 +12,5 @@ other and ranked (TOURNAMENTS.md).  They never change the hill.
 
 May import: hill.engine, hill.errors, networkx (Swiss pairing).  No I/O
 library at any depth.  Playing one is hill.play.tournament's; storing one,
-hill.store.tournaments and hill.store.state_file.
+hill.store.records and hill.store.state_file.
 """

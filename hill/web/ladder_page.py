@@ -1,6 +1,6 @@
 """The all-time ladder's page, `/ladder`, and its JSON twin `/api/ladder`.
 
-The ladder's latest standing (hill.store.ladder) is read in a thread of
+The ladder's latest standing (hill.store.archive) is read in a thread of
 its own and kept until it changes: a new standing, a new program in the
 ladder's pool, or a hill change (which programs are on the hill).  The page
 shows the ranking as an error-bar chart (server-side SVG) and a table, how
@@ -14,8 +14,8 @@ from typing import Any
 from aiohttp import web
 
 from hill.ladder.report import board_json
+from hill.store.archive import board_mark, read_board
 from hill.store.database import Database
-from hill.store.ladder import board_mark, read_board
 from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.views import page
 

@@ -1,5 +1,5 @@
 """The read side of the tournament pages: the hill's stored tournaments
-(hill.store.tournaments) and the programs they played, read in a thread
+(hill.store.records) and the programs they played, read in a thread
 of its own (SQLite blocks) and shaped by tournament_data.py.
 
 A tournament's page is cached while its result stays the same (the same
@@ -19,7 +19,7 @@ from aiohttp import web
 from hill import engine
 from hill.engine import arena
 from hill.errors import NotFound
-from hill.store import tournaments as records
+from hill.store import records
 from hill.store.database import Database
 from hill.store.jousts import read_jousts
 from hill.store.queries import latest_names

@@ -1,5 +1,5 @@
 """The all-time ladder's writer: it plays the ladder over the hill's archive
-(hill.store.ladder) through the hill's arena, and stores what it plays
+(hill.store.archive) through the hill's arena, and stores what it plays
 under the hill's lock, as the hill service does, so that the ladder and a
 hill change never write at once.
 
@@ -37,7 +37,7 @@ from hill.ladder.ladder import (
     single_threaded_blas,
     standing,
 )
-from hill.store import ladder as archive
+from hill.store import archive
 from hill.store.jousts import store_jousts
 from hill.store.queries import code_by_hash
 from hill.writers.hill import Hill

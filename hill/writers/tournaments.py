@@ -1,7 +1,8 @@
 """The hill's tournaments' writer: it creates a tournament over one of the
-hill's pools (hill.store.pools) and plays it (hill.play.tournament) through an arena, storing its ledger and the jousts it plays in
-the hill's database under the hill's lock (hill.store.tournaments), as
-the hill service and the ladder do.
+hill's pools (hill.store.pools) and plays it (hill.play.tournament) through
+an arena, storing its ledger and the jousts it plays in the hill's database
+under the hill's lock (hill.store.records), as the hill's writer and the
+ladder do.
 
 Every joust the hill has stored is known before the first is played, so a
 tournament over the hill plays none; those it plays are stored for the hill
@@ -19,8 +20,7 @@ from hill.play.tournament import Progress, Tournament
 from hill.store.jousts import load_jousts
 from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
-from hill.store.tables import TournamentRow
-from hill.store.tournaments import (
+from hill.store.records import (
     HillLedgerStore,
     TournamentView,
     add_tournament,
@@ -29,6 +29,7 @@ from hill.store.tournaments import (
     tournament,
     unfinished,
 )
+from hill.store.tables import TournamentRow
 from hill.tournaments.criteria import CRITERIA
 from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
 from hill.writers.hill import Hill
