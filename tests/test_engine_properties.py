@@ -1,4 +1,4 @@
-"""The native engine against the plain reference interpreter (tests/refinterp.py,
+"""The native engine against the plain reference interpreter (tests/support/refinterp.py,
 written straight from RULES.md) on generated programs.
 
 The generated programs use every abbreviation form (`(P)*N`, `(P)%N`,
