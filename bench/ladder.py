@@ -1,7 +1,7 @@
 """Benchmark: the ladder against the full round robin's markov ranking.
 
 For each pool (the 98 reference programs; the reference programs plus 120
-varied ones, bench/varied.py, or plus 120 structured and random ones only;
+varied ones, hill/engine/varied.py, or plus 120 structured and random ones only;
 150 varied ones alone) and each budget (5, 10,
 20, 40% of the pairs) prints the Spearman rank correlation with the markov
 ranking of the full round robin, mean and spread (standard deviation) over
