@@ -76,7 +76,7 @@ def test_a_hill_tournament_plays_on_the_configured_cluster(
 ) -> None:
     """`[cluster] scheduler` sends a hill tournament's jousts to the cluster
     (they are stored as the hill's) and the result is the local one."""
-    from ladderhill import archive_hill
+    from support.ladderhill import archive_hill
 
     archive_hill(tmp_path / "local", count=14, size=4).close()
     shutil.copytree(tmp_path / "local", tmp_path / "remote")
