@@ -17,6 +17,7 @@ from sqlalchemy import delete, update
 
 from hill.errors import LinkRefused
 from hill.rules.events import utcnow
+from hill.rules.requests import RequestKind
 from hill.store.database import Database
 from hill.store.requests import RequestBook
 from hill.store.tables import Request, UploadLink
@@ -115,7 +116,7 @@ class UploadLinks:
                 nick=link.nick,
                 channel=link.channel,
                 origin="web",
-                command="test" if link.test_only else "challenge",
+                command=RequestKind.TEST if link.test_only else RequestKind.CHALLENGE,
                 owner=link.owner,
                 name=link.name,
                 code=code,
