@@ -158,7 +158,8 @@ def test_a_clear_order_has_exact_rank_intervals() -> None:
 
 def test_the_2013_hill() -> None:
     """On the full reference hill: every program met 46 others, the leader
-    is 0 games behind, everyone's QOOA is exactly 1, rank intervals hold the markov rank, and the JSON object has the spec's keys."""
+    is 0 games behind, everyone's QOOA is exactly 1, rank intervals hold
+    the markov rank, and the JSON object has the spec's keys."""
     r, _ = fixture_matrix()
     order = scoring.rank_order(scores_of(r), "markov", list(range(47)))
     r = r[np.ix_(order, order)]
