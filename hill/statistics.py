@@ -1,4 +1,4 @@
-"""Statistics of skill against luck (STATISTICS.md), for a hill or a ladder.
+"""Statistics of skill against luck (docs/statistics.md), for a hill or a ladder.
 
 Pure numpy over a `Record`: the jousts played among n programs, each pair at
 most once, as `pairs` (K, 2) and their 42 `outcomes` from the first
@@ -204,7 +204,7 @@ def method_scorer(method: str, battles: int = engine.BATTLES) -> BatchScorer:
 
 @dataclass(frozen=True)
 class Statistics:
-    """Every statistic of STATISTICS.md, one array entry per program."""
+    """Every statistic of docs/statistics.md, one array entry per program."""
 
     wins: np.ndarray
     ties: np.ndarray

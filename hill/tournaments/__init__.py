@@ -1,6 +1,6 @@
 """Tournaments: a fixed pool of programs played against each other and ranked.
 
-They never change the hill (the spec is TOURNAMENTS.md). The rules are pure
+They never change the hill (the spec is docs/tournaments.md). The rules are pure
 functions over plain data, each in its own module:
 
 - `match`: a joust's margin as a match result (win, draw, loss);

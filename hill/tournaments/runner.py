@@ -163,13 +163,13 @@ class Tournament:
         return committed
 
     def to_json(self) -> dict[str, object]:
-        """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
+        """The result in the tool contract of docs/tournaments.md (field names exactly)."""
         return result_json(self.plan, self.ledger)
 
 
 def result_json(plan: TournamentPlan, ledger: Ledger) -> dict[str, Any]:
     """The result so far (its committed rounds) in the tool contract of
-    TOURNAMENTS.md (field names exactly)."""
+    docs/tournaments.md (field names exactly)."""
     rounds = ledger.played_rounds()
     result: dict[str, Any] = {
         "format": plan.format,
