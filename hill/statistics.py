@@ -141,9 +141,7 @@ def opponent_quality(record: Record, rank: np.ndarray) -> np.ndarray:
     others = n * (n + 1) // 2 - s  # the sum of s over everyone else
     numerator = met * (n - 1)
     denominator = record.jousts() * others
-    return np.divide(
-        numerator, denominator, out=np.zeros(n), where=denominator > 0, dtype=float
-    )
+    return np.divide(numerator, denominator, out=np.zeros(n), where=denominator > 0, dtype=float)
 
 
 def games_behind(counts: np.ndarray, jousts: np.ndarray, leader: int, battles: int) -> np.ndarray:

@@ -31,10 +31,14 @@ def page(name: str) -> str:
 def code_files() -> list[Path]:
     files = [ROOT / "README.md", ROOT / "config.example.toml"]
     for folder in CODE:
-        for path in (ROOT / folder).rglob("*"):
-            if path.suffix in SOURCES and "__pycache__" not in path.parts and path.is_file():
-                if path.parts[-2:] != ("tests", "test_docs.py"):
-                    files.append(path)
+        files += [
+            path
+            for path in (ROOT / folder).rglob("*")
+            if path.suffix in SOURCES
+            and "__pycache__" not in path.parts
+            and path.is_file()
+            and path.parts[-2:] != ("tests", "test_docs.py")
+        ]
     return files
 
 
