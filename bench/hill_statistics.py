@@ -1,4 +1,4 @@
-"""Benchmark: every statistic of STATISTICS.md for the 47-program 2013 hill.
+"""Benchmark: every statistic of docs/statistics.md for the 47-program 2013 hill.
 
 Prints the time of hill.statistics.hill_statistics (TAPL, TAZD, QOOA, PPRG,
 games behind and the 200-resample rank bootstrap with markov), best and

@@ -27,7 +27,7 @@ class HillSettings:
     """[hill]: the hill itself and where its data lives."""
 
     size: int = 47  # programs the hill holds
-    ranking: str = "markov"  # the scoring method that ranks (see SCORING.md)
+    ranking: str = "markov"  # the scoring method that ranks (see docs/scoring.md)
     data_dir: Path = Path("var")  # hill.sqlite3 and the git repository hill-repo/
     max_program_bytes: int = 1_048_576  # larger programs are refused
     git_remote: str = ""  # push the hill repository here after every change

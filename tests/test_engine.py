@@ -1,7 +1,7 @@
 """The native engine against the reference results, its own plain path, and the rules.
 
 The tests of the rules run against both the native engine and the reference
-interpreter of the tests (tests/refinterp.py, written straight from RULES.md),
+interpreter of the tests (tests/refinterp.py, written straight from docs/rules.md),
 as markupsafe runs its tests against its native and its speedups modules: the
 fixture `backend` is one or the other.  Tests that the reference interpreter
 cannot run say why and use the native engine alone.

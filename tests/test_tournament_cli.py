@@ -1,5 +1,5 @@
 """`bfjoust tournament run`, as a real process: the JSON contract of
-TOURNAMENTS.md over real programs, and bad input."""
+docs/tournaments.md over real programs, and bad input."""
 
 from __future__ import annotations
 

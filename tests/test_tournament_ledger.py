@@ -1,4 +1,4 @@
-"""Matches checked out and committed (TOURNAMENTS.md), and a tournament
+"""Matches checked out and committed (docs/tournaments.md), and a tournament
 picked up from its ledger after an interruption finishing as it would have."""
 
 from __future__ import annotations

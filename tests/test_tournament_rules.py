@@ -1,4 +1,4 @@
-"""The tournament rules of TOURNAMENTS.md, on small pools worked out by hand."""
+"""The tournament rules of docs/tournaments.md, on small pools worked out by hand."""
 
 from __future__ import annotations
 

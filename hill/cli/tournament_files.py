@@ -1,5 +1,5 @@
 """`bfjoust tournament run`: a tournament over program files, printed as JSON
-(TOURNAMENTS.md "Tool contract") or as a table."""
+(docs/tournaments.md "Tool contract") or as a table."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ killed, `resume ID` plays it on and ends exactly as an uninterrupted run
 (the bot also resumes unfinished tournaments on its start).  They write
 under the hill's lock, so they may run beside the bot.  `list` and `show`
 only read.  Each prints a table, or with `--json` one JSON object: `show`
-and `create` the tool contract of TOURNAMENTS.md with the tournament's
+and `create` the tool contract of docs/tournaments.md with the tournament's
 summary beside it.
 """
 

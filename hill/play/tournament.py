@@ -104,7 +104,7 @@ class Tournament:
         return committed
 
     def to_json(self) -> dict[str, object]:
-        """The result in the tool contract of TOURNAMENTS.md (field names exactly)."""
+        """The result in the tool contract of docs/tournaments.md (field names exactly)."""
         return result_json(self.plan, self.ledger)
 
 

@@ -2,7 +2,7 @@
 
 - `scoring`: the six scoring methods (from the battles won);
 - `standings`: the ranked hill;
-- `statistics`: skill against luck (STATISTICS.md);
+- `statistics`: skill against luck (docs/statistics.md);
 - `names`: what a program's name is, and how a player's words find one;
 - `events`: what happens to the hill (event kinds, program statuses, why a
   program left) and its times;

@@ -74,7 +74,7 @@ def json_report(
     The established hill's own fields are there too (`progs`, `prevrank`
     0-based, `scores` per method with its `max`, `scoringMethod`), so that
     tools written for its report.json read this one unchanged.  Each program
-    also has its `stats` (hill.rules.statistics, STATISTICS.md; pass them when
+    also has its `stats` (hill.rules.statistics, docs/statistics.md; pass them when
     they are at hand, computed once for the state)."""
     n = standings.size
     entries = standings.entries

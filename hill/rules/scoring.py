@@ -1,4 +1,4 @@
-"""The six scoring methods of the established hill (see SCORING.md).
+"""The six scoring methods of the established hill (see docs/scoring.md).
 
 Input everywhere: `wins`, an (N, N) array of battles won, wins[a, b] the
 battles program a wins against b out of the `battles` of each joust (ties are

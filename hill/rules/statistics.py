@@ -1,4 +1,4 @@
-"""Statistics of skill against luck (STATISTICS.md), for a hill or a ladder.
+"""Statistics of skill against luck (docs/statistics.md), for a hill or a ladder.
 
 Pure numpy over a `Record`: the jousts played among n programs, each pair at
 most once, as `pairs` (K, 2) and their 42 `outcomes` from the first
@@ -11,8 +11,6 @@ Choices where the spec leaves room (all equal to the spec on a full hill):
   programs that played more;
 - a category whose expected count is 0 (a pool without ties) is left out of
   chi2 and does not call for Yates' correction; a program without jousts has every statistic 0;
-- QOOA follows its formula literally: on a full hill it runs from 1 (the
-  leader, whose opponents are everyone else) to (N+2)/N (the last one);
 - a rank interval is the 2.5% percentile rounded down and the 97.5% one
   rounded up, so it holds whole ranks.
 """
@@ -127,13 +125,24 @@ def zero_datum(counts: np.ndarray) -> np.ndarray:
 
 
 def opponent_quality(record: Record, rank: np.ndarray) -> np.ndarray:
-    """QOOA: the mean over a program's jousts of 2 q, q = (N - rank + 1) / N
-    the opponent's percentile (1 for the best)."""
-    q2 = 2 * (record.size - rank + 1) / record.size
+    """QOOA: the mean percentile q of the opponents a program met (over its
+    jousts, a rematch counting again) over the mean q of every program
+    other than itself, q = (N - rank + 1) / N (1 for the best, 1/N for the
+    worst).  1 on a full hill; above 1 for stronger opponents than chance.
+
+    In whole numbers s = N q, so that equal means give exactly 1:
+    QOOA_a = (sum of s over a's jousts) (N - 1) / (g_a (N (N + 1) / 2 - s_a)),
+    0 for a program without jousts (or alone in the pool)."""
+    n = record.size
+    s = n + 1 - np.asarray(rank, dtype=np.int64)
     a, b = record.pairs[:, 0], record.pairs[:, 1]
-    total = np.bincount(a, q2[b], record.size) + np.bincount(b, q2[a], record.size)
-    jousts = record.jousts()
-    return np.divide(total, jousts, out=np.zeros(record.size), where=jousts > 0)
+    met = np.zeros(n, dtype=np.int64)
+    np.add.at(met, a, s[b])
+    np.add.at(met, b, s[a])
+    others = n * (n + 1) // 2 - s  # the sum of s over everyone else
+    numerator = met * (n - 1)
+    denominator = record.jousts() * others
+    return np.divide(numerator, denominator, out=np.zeros(n), where=denominator > 0, dtype=float)
 
 
 def games_behind(counts: np.ndarray, jousts: np.ndarray, leader: int, battles: int) -> np.ndarray:
@@ -194,7 +203,7 @@ def method_scorer(method: str, battles: int = engine.BATTLES) -> BatchScorer:
 
 @dataclass(frozen=True)
 class Statistics:
-    """Every statistic of STATISTICS.md, one array entry per program."""
+    """Every statistic of docs/statistics.md, one array entry per program."""
 
     wins: np.ndarray
     ties: np.ndarray

@@ -170,7 +170,7 @@ class TournamentSummary:
 @dataclass(frozen=True)
 class TournamentView:
     """A tournament in full: its summary and its result so far in the tool
-    contract of TOURNAMENTS.md, with each entrant's code hash."""
+    contract of docs/tournaments.md, with each entrant's code hash."""
 
     summary: TournamentSummary
     result: dict[str, Any]

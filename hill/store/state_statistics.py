@@ -1,4 +1,4 @@
-"""The hill's statistics (hill.rules.statistics, STATISTICS.md) per hill state,
+"""The hill's statistics (hill.rules.statistics, docs/statistics.md) per hill state,
 computed once for each state and kept until the hill changes: for readers
 that ask often, such as the bot's `!bfjoust-rank` (the web report keeps them
 with its cached snapshots)."""

@@ -1,5 +1,5 @@
 """Tournaments' rules, pure: a fixed pool of programs played against each
-other and ranked (TOURNAMENTS.md).  They never change the hill.
+other and ranked (docs/tournaments.md).  They never change the hill.
 
 - `match`: a joust's margin as a match result (win, draw, loss), a round;
 - `formats`: what a format is (the protocol), a round's pairing, the end;

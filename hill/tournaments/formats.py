@@ -1,4 +1,4 @@
-"""What a tournament format is (TOURNAMENTS.md): the protocol each format
+"""What a tournament format is (docs/tournaments.md): the protocol each format
 module (round_robin.py, swiss.py) implements, and what its pairing decides.
 
 A new format is one module with a class of this protocol, named in

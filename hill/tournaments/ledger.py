@@ -1,4 +1,4 @@
-"""The checkout/commit model of matches (TOURNAMENTS.md "Matches are checked
+"""The checkout/commit model of matches (docs/tournaments.md "Matches are checked
 out and committed"), as a pure state machine.
 
 A round's matches are all created (queued) before any is played; a worker

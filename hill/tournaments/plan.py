@@ -1,6 +1,6 @@
 """A tournament's plan and its result: everything that decides the result
 besides the programs, the formats by name, and the result as the tool
-contract of TOURNAMENTS.md (field names exactly).
+contract of docs/tournaments.md (field names exactly).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class TournamentPlan:
 
 def result_json(plan: TournamentPlan, ledger: Ledger) -> dict[str, Any]:
     """The result so far (its committed rounds) in the tool contract of
-    TOURNAMENTS.md (field names exactly)."""
+    docs/tournaments.md (field names exactly)."""
     rounds = ledger.played_rounds()
     result: dict[str, Any] = {
         "format": plan.format,

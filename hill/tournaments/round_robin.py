@@ -1,4 +1,4 @@
-"""Round robin: every unordered pair plays once (TOURNAMENTS.md "Round robin").
+"""Round robin: every unordered pair plays once (docs/tournaments.md "Round robin").
 
 Standings order: score (wins + draws/2), then battle points (sum of m[a,b]/42),
 then name. The reality show re-ranks the same matches as the last program

@@ -1,4 +1,4 @@
-"""Swiss pairing (TOURNAMENTS.md "Swiss"): who meets whom in the next round.
+"""Swiss pairing (docs/tournaments.md "Swiss"): who meets whom in the next round.
 
 `next_round` is a pure function of the entrants, the settings and the rounds
 played so far: it returns the next round's pairing or why the tournament

@@ -111,7 +111,7 @@ class Snapshot:
 
     @cached_property
     def statistics(self) -> Statistics:
-        """STATISTICS.md for this state: computed once, as the snapshot is
+        """docs/statistics.md for this state: computed once, as the snapshot is
         cached per state (HillReader computes it in its read threads)."""
         return hill_statistics(self.standings.outcomes, self.standings.method)
 

@@ -1,7 +1,7 @@
 """The data of the tournament pages, as plain JSON-ready dicts (pure functions).
 
 A tournament is read as hill.store.records gives it: a summary, the
-result in the tool contract of TOURNAMENTS.md (kept unchanged in the page's
+result in the tool contract of docs/tournaments.md (kept unchanged in the page's
 JSON twin) and each entrant's code hash.  Added for the pages: the progress,
 the crosstable (round robin), the elimination order of the reality show, and
 one sample battle per match.

@@ -1,4 +1,4 @@
-"""A reference BF Joust interpreter, written straight from RULES.md.
+"""A reference BF Joust interpreter, written straight from docs/rules.md.
 
 Deliberately naive and unlike the native engine: the program is expanded
 into the fully written-out instruction list (the rules' own definition of the
