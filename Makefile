@@ -18,7 +18,7 @@ TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py hill/_engine.c
+$(STAMP): pyproject.toml setup.py hill/engine/_engine.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
@@ -61,4 +61,4 @@ bench: setup system-run
 	$(BIN)/python bench/tournament.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info hill/*.so
+	rm -rf $(VENV) build *.egg-info hill/engine/*.so

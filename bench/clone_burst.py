@@ -30,8 +30,8 @@ from trace_load import Prober, Sampler, prober_once_joined
 
 from bot.ircd import free_port, start_ngircd
 from hill.config import HillSettings
-from hill.history import PACKING
-from hill.service import Hill
+from hill.history.repository import PACKING
+from hill.writers.hill import Hill
 
 CHANNEL = "#bfjoust"
 

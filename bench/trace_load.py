@@ -34,8 +34,8 @@ import numpy as np
 from bot.ircd import free_port, listening, start_ngircd
 from hill import engine
 from hill.config import HillSettings
-from hill.names import from_file
-from hill.service import Hill
+from hill.rules.names import from_file
+from hill.writers.hill import Hill
 
 WARRIORS = Path(__file__).resolve().parents[1] / "tests/data/reference/warriors/esohill-20131008"
 CHANNEL = "#bfjoust"

@@ -17,12 +17,13 @@ from bot.commands import Commands
 from bot.identity import Sender
 from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
-from bot.runner import Runner
+from bot.runner import Answer, Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
+from hill.layout import DataFolder
 from hill.logs import configure_logging
-from hill.requests import Request
-from hill.service import Hill
+from hill.store.tables import Request
+from hill.writers.hill import Hill
 
 log = structlog.get_logger(__name__)
 
@@ -50,13 +51,13 @@ class HillBot:
     def _refund(self, owner: str) -> None:
         self.commands.refund(owner)
 
-    def _answer(self, request: Request, text: str, on_sent: Callable[[], None]) -> None:
+    def _answer(self, request: Request, answer: Answer, on_sent: Callable[[], None]) -> None:
         """A request's answer, addressed as the reply to its command would
         have been; a hill change is also told in the summary channel.
         `on_sent` once all of it is written to the server."""
         summary = self.settings.irc.summary_channel
         told = [request.channel]
-        if request.announce and summary and summary != request.channel:
+        if answer.changed and summary and summary != request.channel:
             told.append(summary)
         remaining = len(told)
 
@@ -67,9 +68,9 @@ class HillBot:
                 on_sent()
 
         asker = Incoming(Sender(request.nick, None, False), request.channel, "")
-        self.client.reply(asker, text, on_sent=sent)
+        self.client.reply(asker, answer.line, on_sent=sent)
         if len(told) > 1:
-            self.client.say(summary, f"{request.nick}: {request.result}", on_sent=sent)
+            self.client.say(summary, f"{request.nick}: {answer.text}", on_sent=sent)
 
     async def run(self) -> None:
         await self.runner.start()
@@ -148,7 +149,7 @@ def start_local_ircd(settings: Settings) -> None:
     irc = settings.irc
     if not is_loopback(irc.server):
         return
-    directory = settings.hill.data_dir / "ircd"
+    directory = DataFolder(settings.hill.data_dir).ircd
     if listening(irc.server, irc.port):
         print(f"An IRC server is already running on {irc.server} port {irc.port}.", flush=True)
         return

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from hill.errors import IrcdError
+
 NGIRCD = "/usr/sbin/ngircd"
 INSPIRCD = "/usr/sbin/inspircd"
 START_TIMEOUT = 10.0
@@ -127,10 +129,6 @@ def stop_process(process: subprocess.Popen[bytes], grace: float = 5) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-
-
-class IrcdError(RuntimeError):
-    """The local IRC server cannot be started; the message says why."""
 
 
 @dataclass

@@ -11,10 +11,10 @@ import sys
 import time
 import urllib.request
 
-from botharness import RUSH, run
 from hypothesis import given
 from hypothesis import strategies as st
-from ircclient import IrcTestClient
+from support.botharness import RUSH, run
+from support.ircclient import IrcTestClient
 
 from bot.ircd import free_port, listening, stop_keeper
 from bot.text import split_text, text_budget

@@ -12,11 +12,11 @@ import signal
 from collections.abc import Iterator
 from pathlib import Path
 
-import ircservers
 import pytest
-from botharness import CHANNEL, DEFENDER, RUSH, TRAIL, run, wait_until
-from botprocess import BotProcess, hill_busy, nick_free
-from ircclient import IrcTestClient
+from support import ircservers
+from support.botharness import CHANNEL, DEFENDER, RUSH, TRAIL, run, wait_until
+from support.botprocess import BotProcess, hill_busy, nick_free
+from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
 from bot.runner import MAX_ATTEMPTS

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from webhill import git
+from support.webhill import git
 
 from hill.config import HillSettings
-from hill.history import LOOSE_LIMIT, PACKING
-from hill.service import Hill
+from hill.history.repository import LOOSE_LIMIT, PACKING
 from hill.web.git_http import GitHttp
+from hill.writers.hill import Hill
 
 CLONES = 20
 

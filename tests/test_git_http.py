@@ -11,7 +11,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from webhill import Server, build_hill, get, git, reference_programs
+from support.webhill import Server, build_hill, get, git, reference_programs
 
 
 @pytest.fixture(scope="module")

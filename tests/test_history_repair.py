@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from hill.config import HillSettings
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 RUSH = b"(>)*9([-]>)*21"
 IDLE = b"[]"

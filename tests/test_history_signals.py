@@ -20,12 +20,12 @@ import sys
 import time
 from pathlib import Path
 
-import ircservers
 import pytest
-from botharness import CHANNEL, run, wait_until
-from botprocess import BotProcess, hill_busy, nick_free
-from ircclient import IrcTestClient
-from webhill import reference_programs
+from support import ircservers
+from support.botharness import CHANNEL, run, wait_until
+from support.botprocess import BotProcess, hill_busy, nick_free
+from support.ircclient import IrcTestClient
+from support.webhill import reference_programs
 
 from bot.ircd import Ngircd
 

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from botharness import RUSH, run, wait_until
-from botprocess import hill_busy
-from ircclient import IrcTestClient
+from support.botharness import RUSH, run, wait_until
+from support.botprocess import hill_busy
+from support.ircclient import IrcTestClient
 
 import bot.ircd
 from bot.ircd import CappedLog, free_port, launch_keeper, listening, stop_keeper
