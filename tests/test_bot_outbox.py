@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import unicodedata
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -164,10 +165,15 @@ FORMATTING = [
     ("abc\u202edcba\u202c", "abcdcba"),
     ("\u2066iso\u2069 \u200emark\u200f \u061carabic", "iso mark arabic"),
     ("caf\u00e9 \u05e9\u05dc\u05d5\u05dd 1\u06f2", None),  # letters and digits of any script stay
+    # invisible: zero-width space, joiners, word joiner, BOM, soft hyphen, a tag character
+    ("zero\u200bwidth \u200cjoin\u200d \u2060word\ufeff", "zerowidth join word"),
+    ("soft\u00adhyphen \U000e0041tag\U000e007f", "softhyphen tag"),
+    ("\u3164\u115f \u034f", " "),  # fillers that show nothing, though not format characters
+    ("\x03\u200b04red", "04red"),  # no colour comes back once the invisible is gone
 ]
 
 
-def test_plain_removes_formatting_and_bidi_controls() -> None:
+def test_plain_removes_formatting_and_invisible_characters() -> None:
     for text, expected in FORMATTING:
         if expected is None:
             expected = "".join(c for c in text if c.isprintable())
@@ -180,4 +186,5 @@ def test_plain_leaves_no_control_it_strips(text: str) -> None:
     assert not set(stripped) & set("\x01\x02\x0f\x11\x16\x1d\x1e\x1f\x03\x04")
     assert not set(stripped) & {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
     assert not set(stripped) & {"\u200e", "\u200f", "\u061c"}
+    assert not [ch for ch in stripped if unicodedata.category(ch) == "Cf"]
     assert plain(stripped) == stripped
