@@ -18,6 +18,7 @@ from support.botharness import (
 from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
+from hill.rules.programs import NO_INSTRUCTION
 from hill.rules.statistics import hill_statistics
 from hill.writers.hill import Hill
 
@@ -285,9 +286,24 @@ UPLOAD_USAGE = (
 )
 
 
+LONELY = (
+    "no program after the name lonely: a program goes on the same line, or, if it is too "
+    "long for one line (a client cuts a pasted one into several), send it with "
+    "!bfjoust-upload lonely (a link to a form) or give its URL"
+)
+
 BAD_COMMANDS = [
     ("!bfjoust", USAGE),
-    ("!bfjoust lonely", USAGE),
+    ("!bfjoust a.b", USAGE),
+    ("!bfjoust lonely", LONELY),  # what a client sends first of a program pasted on lines
+    ("!bfjoust-test lonely", LONELY.replace("lonely (a link", "lonely test (a link")),
+    ("!bfjoust help", "no program after the name help; did you mean !bfjoust-help?"),
+    # typos: a program with no instruction is refused, with the command meant
+    ("!bfjoust rank allegro", f"{NO_INSTRUCTION}; did you mean !bfjoust-rank allegro?"),
+    ("!bfjoust-test words (only words)*3", NO_INSTRUCTION),
+    ("!bfjoust-rnak allegro", "unknown command !bfjoust-rnak; did you mean !bfjoust-rank allegro?"),
+    ("!bfjoust-rank gh\u200bost\ufeff", "there is no ghost on the hill"),  # nothing invisible
+    ("hello bot, how do I play?", "BF Joust hill. Commands: !bfjoust NAME CODE|URL, "),
     ("!bfjoust-withdraw", "usage: !bfjoust-withdraw NAME (the name of your program)"),
     ("!bfjoust-rank", "usage: !bfjoust-rank NAME|OWNER.NAME (a program's name)"),
     ("!bfjoust bad (>)*9([-]>)*21]", "parse error at line 1, column 15: unmatched ']'"),
@@ -313,10 +329,11 @@ def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
             for command, answer in BAD_COMMANDS:
                 eve.say(bot.client.nick, command)
                 assert (await eve.reply(bot.client.nick)).startswith(answer), command
-            # words that only look like commands get no answer
+            # words that only look like commands get how to use the bot
             eve.say(bot.client.nick, "!bfjoustfoo bar")
             eve.say(bot.client.nick, "!bfjoust- x")
             eve.say(bot.client.nick, "!bfjoust-rank")
+            assert (await eve.reply(bot.client.nick)).startswith("BF Joust hill. Commands:")
             assert (await eve.reply(bot.client.nick)).startswith("unknown command !bfjoust-;")
             assert (await eve.reply(bot.client.nick)).startswith("usage: !bfjoust-rank")
             assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0
