@@ -25,8 +25,10 @@ from hill.writers.hill import Hill
 ngircd = ircservers.ngircd  # the fixture
 
 
-async def player(nick: str, port: int, *channels: str) -> IrcTestClient:
-    client = await IrcTestClient(nick).connect(port)
+async def player(
+    nick: str, port: int, *channels: str, user: str = "", host: str = "127.0.0.1"
+) -> IrcTestClient:
+    client = await IrcTestClient(nick).connect(port, user=user, host=host)
     for channel in channels:
         await client.join(channel)
     return client
@@ -188,26 +190,38 @@ def test_admin_commands_are_for_admins_only(ngircd: Ngircd, tmp_path) -> None:
     run(scenario())
 
 
-def test_submissions_are_rate_limited_per_user_and_in_all(ngircd: Ngircd, tmp_path) -> None:
+def test_submissions_are_rate_limited_per_user_per_host_and_in_all(
+    ngircd: Ngircd, tmp_path
+) -> None:
     settings = bot_settings(
-        tmp_path, ngircd.port, rate_limit_per_user=2, rate_limit_global=3, rate_window_seconds=60
+        tmp_path, ngircd.port, rate_limit_per_user=2, rate_limit_global=4, rate_window_seconds=60
     )
 
     async def scenario() -> None:
         async with running_bot(settings) as bot:
             nick = bot.client.nick
-            ann, ben, cy = [await player(n, ngircd.port) for n in ("ann", "ben", "cy")]
+            ann = await player("ann", ngircd.port, host="127.0.0.2")
             for name in ("a", "b"):
                 ann.say(nick, f"!bfjoust-test {name} {RUSH}")
                 assert "test only" in await ann.reply(nick)
             ann.say(nick, f"!bfjoust c {RUSH}")
             assert (await ann.reply(nick)).startswith("you have made 2 submissions recently")
-            ben.say(nick, f"!bfjoust-test d {RUSH}")
-            assert "test only" in await ben.reply(nick)
-            cy.say(nick, f"!bfjoust-test e {RUSH}")
-            assert (await cy.reply(nick)).startswith("the hill is taking too many submissions")
-            cy.say(nick, "!bfjoust-report")  # reading is not limited
-            assert (await cy.reply(nick)).startswith("The hill is empty.")
+            # another connection of ann's host, another ident: the host's share is used
+            ann2 = await player("ann2", ngircd.port, user="other", host="127.0.0.2")
+            ann2.say(nick, f"!bfjoust-test c {RUSH}")
+            said = await ann2.reply(nick)
+            assert said.startswith("your host has had its share of the hill's submissions")
+            ben, cy, dee = [
+                await player(n, ngircd.port, host=f"127.0.0.{i}")
+                for i, n in enumerate(("ben", "cy", "dee"), 3)
+            ]
+            for other in (ben, cy):  # each host a share: the 4 in all are used
+                other.say(nick, f"!bfjoust-test d {RUSH}")
+                assert "test only" in await other.reply(nick)
+            dee.say(nick, f"!bfjoust-test e {RUSH}")
+            assert (await dee.reply(nick)).startswith("the hill is taking too many submissions")
+            dee.say(nick, "!bfjoust-report")  # reading is not limited
+            assert (await dee.reply(nick)).startswith("The hill is empty.")
 
     run(scenario())
 

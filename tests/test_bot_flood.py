@@ -106,3 +106,73 @@ def test_a_flood_delays_no_one_else(server: Inspircd, tmp_path) -> None:
             assert max(submissions + cheap) < BOUND
 
     run(scenario(), timeout=180)
+
+
+IDENTS = 7  # one host's connections, each with an ident of its own
+WINDOW = 10  # seconds: the rate window, short for the test (60 by default)
+TRIES = 8  # the player's submissions, one every PLAYER_EVERY seconds
+PLAYER_EVERY = 3.5
+
+
+def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_path) -> None:
+    """On a network without accounts one host opens 7 connections, each with
+    its own ident (a user@host of its own, so a per-user limit of its own),
+    and each asks twice as often as it may (3 a window): 21 a window would
+    be taken, more than the hill's 20.  The host gets its share, and a player on another host is
+    never refused and answered promptly."""
+    settings = bot_settings(
+        tmp_path, server.port, messages_per_second=1.0, burst=4, rate_window_seconds=WINDOW
+    )
+    hill = Hill(settings.hill)
+    for owner, code in (("ann", RUSH), ("ben", TRAIL)):
+        hill.challenge(owner, "rush", code.encode())
+
+    async def attack(nick: str, client: IrcTestClient, offset: float, until: float) -> int:
+        await asyncio.sleep(offset)
+        sent = 0
+        while time.monotonic() < until:
+            client.say(nick, f"!bfjoust-test w{sent} {RUSH}")
+            sent += 1
+            await asyncio.sleep(WINDOW / 6)
+        return sent
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as hillbot:
+            nick = hillbot.client.nick
+            port = server.player_port
+            attackers = [
+                await IrcTestClient(f"idents{i}").connect(port, user=f"u{i}", host="127.0.0.2")
+                for i in range(IDENTS)
+            ]
+            player = await IrcTestClient("player").connect(port, host="127.0.0.3")
+            until = time.monotonic() + TRIES * PLAYER_EVERY
+            attacks = [
+                asyncio.create_task(attack(nick, a, i * WINDOW / 6 / IDENTS, until))
+                for i, a in enumerate(attackers)
+            ]
+            await asyncio.sleep(WINDOW)  # the attack in full swing
+            refused, latencies = 0, []
+            for i in range(TRIES):
+                started = time.monotonic()
+                player.say(nick, f"!bfjoust-test mine{i} {RUSH}")
+                try:
+                    answer = await player.reply(nick, timeout=2 * BOUND)
+                except TimeoutError:  # refused without a word: told so before
+                    answer = ""
+                latencies.append(time.monotonic() - started)
+                refused += "test only" not in answer
+                await asyncio.sleep(max(0.0, started + PLAYER_EVERY - time.monotonic()))
+            sent = sum(await asyncio.gather(*attacks))
+            taken = sum(
+                "test only" in m.text for a in attackers for m in a.lines if m.nick == nick
+            )
+            print(
+                f"{IDENTS} idents of one host sent {sent} submissions, {taken} taken; "
+                f"the player on another host: refused {refused} of {TRIES}; "
+                + _figures("answers", latencies)
+            )
+            assert refused == 0
+            assert max(latencies) < BOUND
+            assert hillbot.client.connections == 1
+
+    run(scenario(), timeout=180)

@@ -117,8 +117,9 @@ class Context:
 
     def count(self, sender: Sender, owner: str) -> None:
         """Count a submission against `sender`'s limit (their account, or
-        their connection); raises when over it, quietly after the first time."""
-        refusal = self.limiter.check(sender.key)
+        their connection) and their group's share (their account, or their
+        host); raises when over it, quietly after the first time."""
+        refusal = self.limiter.check(sender.key, sender.group)
         if refusal:
             raise Quiet if refusal.told else HillError(refusal.reason)
         self.limit_keys[owner] = sender.key
