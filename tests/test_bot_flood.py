@@ -163,9 +163,7 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
                 refused += "test only" not in answer
                 await asyncio.sleep(max(0.0, started + PLAYER_EVERY - time.monotonic()))
             sent = sum(await asyncio.gather(*attacks))
-            taken = sum(
-                "test only" in m.text for a in attackers for m in a.lines if m.nick == nick
-            )
+            taken = sum("test only" in m.text for a in attackers for m in a.lines if m.nick == nick)
             print(
                 f"{IDENTS} idents of one host sent {sent} submissions, {taken} taken; "
                 f"the player on another host: refused {refused} of {TRIES}; "
