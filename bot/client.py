@@ -29,7 +29,6 @@ __all__ = ["Incoming", "IrcClient"]
 
 log = structlog.get_logger(__name__)
 
-JOIN_COST = 2  # servers charge a JOIN double
 REJOIN_DELAY = 2.0  # after a kick
 BANNED_RETRY = 60.0  # after a refused join (ban, invite-only, full, key)
 JOIN_WAIT = 5.0  # longest wait for joins before replies go out anyway
@@ -47,7 +46,7 @@ class IrcClient:
     ) -> None:
         self.settings = settings
         self.link = ServerLink(settings, wanted_caps, self._on_connect)
-        self.outbox = Outbox(self.link.bucket)
+        self.outbox = Outbox(self.link.meter)
         self.roster = Roster(self.link.fold, self.link.is_me)
         self.lookup = AccountLookup(self.link.fold, self.outbox.query)
         self.intake = Intake(self.link, self.roster, self.lookup, on_message)
@@ -192,7 +191,7 @@ class IrcClient:
         caps = sorted(self.enabled)
         log.info("registered", nick=self.nick, accounts=self.has_accounts, caps=caps)
         for channel in self.channels:
-            self.link.send(f"JOIN {channel}", JOIN_COST)
+            self.link.send(f"JOIN {channel}")
         self.link.later(JOIN_WAIT, self._set_ready)
 
     def _on_join(self, connection: ServerConnection, event: Event) -> None:
@@ -210,13 +209,13 @@ class IrcClient:
         if event.arguments and self.link.is_me(event.arguments[0]):
             channel = event.target
             log.warning("kicked", channel=channel, by=event.source.nick, reason=event.arguments[1:])
-            self.link.later(REJOIN_DELAY, lambda: self.link.send(f"JOIN {channel}", JOIN_COST))
+            self.link.later(REJOIN_DELAY, lambda: self.link.send(f"JOIN {channel}"))
 
     def _on_join_refused(self, connection: ServerConnection, event: Event) -> None:
         channel = event.arguments[0] if event.arguments else ""
         log.warning("cannot join", channel=channel, reason=event.type)
         if channel in self.channels:
-            self.link.later(BANNED_RETRY, lambda: self.link.send(f"JOIN {channel}", JOIN_COST))
+            self.link.later(BANNED_RETRY, lambda: self.link.send(f"JOIN {channel}"))
 
     def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
         self.ready = False

@@ -1,7 +1,8 @@
 """The outbox: every line the bot sends to the server, at a rate it accepts.
 
-Lines go out through a token bucket (`messages_per_second` after a
-`burst`, which servers do not count as flooding).  Messages wait per
+Lines go out as the server's flood count allows (bot.penalty: its
+penalty per command, forgiven at `messages_per_second`, never above
+`burst`).  Messages wait per
 recipient (the player answered, or a channel for announcements) and are
 taken one line at a time, for the recipient served least recently (round
 robin, with a newcomer first), so that one player's many answers never hold
@@ -28,12 +29,11 @@ from enum import IntEnum
 
 import structlog
 
+from bot.penalty import PenaltyMeter
 from bot.text import plain, split_text
-from bot.throttle import TokenBucket
 
 log = structlog.get_logger(__name__)
 
-QUERY_COST = 2  # tokens a query costs: servers charge WHOIS double
 MAX_PER_RECIPIENT = 20  # lines waiting for one recipient
 MAX_LINES = 1000  # lines waiting in all
 REFUSAL_TTL = 30.0  # seconds a refusal may wait
@@ -56,7 +56,6 @@ class Message:
     recipient: str
     lines: deque[str]
     queued: float  # time.monotonic() when queued
-    cost: float = 1  # tokens each line costs
     on_sent: Callable[[], None] | None = None  # once its last line is written
 
 
@@ -65,13 +64,13 @@ class Outbox:
 
     def __init__(
         self,
-        bucket: TokenBucket,
+        meter: PenaltyMeter,
         *,
         per_recipient: int = MAX_PER_RECIPIENT,
         total: int = MAX_LINES,
         refusal_ttl: float = REFUSAL_TTL,
     ) -> None:
-        self.bucket = bucket
+        self.meter = meter
         self.per_recipient = per_recipient
         self.total = total
         self.refusal_ttl = refusal_ttl
@@ -108,7 +107,7 @@ class Outbox:
     def query(self, recipient: str, line: str) -> None:
         """Queue a request to the server about `recipient` (WHOIS), before
         their messages."""
-        self.add(Kind.QUERY, recipient, [line], cost=QUERY_COST)
+        self.add(Kind.QUERY, recipient, [line])
 
     def add(
         self,
@@ -116,14 +115,13 @@ class Outbox:
         recipient: str,
         lines: list[str],
         on_sent: Callable[[], None] | None = None,
-        cost: float = 1,
     ) -> bool:
         if kind is not Kind.QUERY and not self._make_room(kind, recipient, len(lines)):
             (log.warning if kind is Kind.ANSWER else log.info)(
                 "outbox full, message dropped", recipient=recipient, kind=kind.name
             )
             return False
-        message = Message(kind, recipient, deque(lines), time.monotonic(), cost, on_sent)
+        message = Message(kind, recipient, deque(lines), time.monotonic(), on_sent)
         tier = Kind.REFUSAL if kind is Kind.REFUSAL else Kind.ANSWER
         messages = self._waiting[tier].setdefault(recipient, deque())
         if kind is Kind.QUERY:
@@ -215,19 +213,24 @@ class Outbox:
             self._served = {r: t for r, t in self._served.items() if now - t < self.refusal_ttl}
 
     async def run(self, ready: Callable[[], bool], write: Callable[[str], None]) -> None:
-        """Send lines while `ready()`, at the bucket's rate, until cancelled."""
+        """Send lines while `ready()`, as the server's count allows (the
+        meter), until cancelled."""
         while True:
             while not (len(self) and ready()):
                 self.wakeup.clear()
                 await self.wakeup.wait()
-            await self.bucket.take()
+            await self.meter.room(1)
             if not ready():
                 continue  # lost meanwhile: the lines wait for the next connection
             taken = self.take()
             if taken is None:
                 continue
             line, message = taken
-            self.bucket.spend(message.cost - 1)
+            cost = self.meter.cost(line)
+            if cost > 1:  # a WHOIS: it waits for its room, and is lost with the connection
+                await self.meter.room(cost)
+                if not ready():
+                    continue
             try:
                 write(line)
             except Exception:

@@ -1,10 +1,10 @@
-"""Limits: the outgoing line rate (a token bucket), the commands one user
-may send (a token bucket each), and the submission rate (sliding windows per
-user, per group of users and in all)."""
+"""Limits on what players ask: the commands one connection may send (a
+token bucket each) and the submission rate (sliding windows per user, per
+group of users and in all).  What the bot itself sends is paced by
+bot.penalty."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -13,12 +13,8 @@ PRUNE_AT = 1000  # users remembered before idle ones are forgotten
 
 
 class TokenBucket:
-    """`rate` tokens a second, at most `burst` saved up: lines go out in a
-    burst of `burst`, then steadily at `rate`, which servers do not count
-    as flooding.  A line may cost more than one token (servers charge more
-    for some commands, e.g. WHOIS and JOIN), and lines that cannot wait are
-    charged all the same (`spend`): the bucket runs into debt, and what
-    waits, waits longer."""
+    """`rate` tokens a second, at most `burst` saved up: `burst` at once,
+    then steadily at `rate`."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
@@ -43,19 +39,6 @@ class TokenBucket:
             return False
         self._tokens -= 1
         return True
-
-    def spend(self, cost: float) -> None:
-        """Charge `cost` tokens now, into debt if need be."""
-        self._refill()
-        self._tokens -= cost
-
-    async def take(self, cost: float = 1) -> None:
-        """Wait until a token is saved up, and spend `cost`."""
-        self._refill()
-        while self._tokens < 1:
-            await asyncio.sleep((1 - self._tokens) / self.rate)
-            self._refill()
-        self._tokens -= cost
 
 
 class CommandGate:

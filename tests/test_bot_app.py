@@ -3,7 +3,6 @@ the bot that are plain functions (line splitting, rate limits)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import subprocess
@@ -18,7 +17,7 @@ from support.ircclient import IrcTestClient
 
 from bot.ircd import free_port, listening, stop_keeper
 from bot.text import split_text, text_budget
-from bot.throttle import RateLimiter, TokenBucket
+from bot.throttle import RateLimiter
 
 
 def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
@@ -155,15 +154,3 @@ def test_the_overall_budget_is_shared_between_hosts() -> None:
     assert limiter.check("connection ~new4@10.0.0.99", "host 10.0.0.99") is not None
     time.sleep(0.55)  # a new window: the attacker's host may take its share again
     assert limiter.check(attacker[0], "host 10.0.0.1") is None
-
-
-def test_token_bucket_rate() -> None:
-    async def take(n: int) -> float:
-        bucket = TokenBucket(rate=20.0, burst=4)
-        started = time.monotonic()
-        for _ in range(n):
-            await bucket.take()
-        return time.monotonic() - started
-
-    assert asyncio.run(take(4)) < 0.05  # the burst
-    assert 0.25 <= asyncio.run(take(10)) < 0.6  # then 20 a second: 6 more take 0.3 s

@@ -11,12 +11,22 @@ printed.
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import time
 from collections.abc import Iterator
 
 import pytest
-from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
+from support.botharness import (
+    CHANNEL,
+    NEWS,
+    RUSH,
+    TRAIL,
+    bot_settings,
+    run,
+    running_bot,
+    wait_until,
+)
 from support.ircclient import IrcTestClient
 from support.ircservers import Inspircd, start_inspircd
 
@@ -174,3 +184,64 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
             assert hillbot.client.connections == 1
 
     run(scenario(), timeout=180)
+
+
+BACKLOG = 600  # lines waiting when the drain starts
+# seconds the drain is watched (about 40 of the lines at 1 a second); with
+# BFJOUST_DRAIN_ALL=1 in the environment, the whole backlog (about 11 minutes)
+WATCH = 45.0
+
+
+def test_a_backlog_drains_without_excess_flood(server: Inspircd, tmp_path) -> None:
+    """The strict class (no fake lag: a penalty of 8 and the bot is cut off
+    for "Excess Flood"; 1 forgiven a second) with the bot at its default
+    pace and a backlog of 600 lines, through what the server charges more
+    than a line: its nick held by someone else (it asks whether the nick is
+    free, and a NICK costs 4), its registration again and two JOINs (2
+    each) after a lost connection, and taking its nick back once it is free.
+    Not one disconnect but the one forced, no line lost."""
+    settings = bot_settings(
+        tmp_path,
+        server.port,
+        nick="drainer",
+        summary_channel=NEWS,
+        messages_per_second=1.0,
+        burst=4,
+    )
+    drain_all = os.environ.get("BFJOUST_DRAIN_ALL") == "1"
+
+    async def scenario() -> None:
+        squatter = await IrcTestClient("drainer").connect(server.player_port)
+        async with running_bot(settings) as hillbot:
+            client = hillbot.client
+            assert client.nick != "drainer"  # held: the bot asks (ISON) every 15 s
+            watcher = await IrcTestClient("watcher").connect(server.player_port)
+            await watcher.join(CHANNEL)
+            started = time.monotonic()
+            for i in range(BACKLOG):
+                client.say(CHANNEL, f"line {i} " + "x" * 200, recipient=f"player{i % 40}")
+            await asyncio.sleep(WATCH / 3)
+            client.connection.disconnect("lost")  # the queue waits for the next connection
+            await wait_until(lambda: client.ready and client.connections == 2, timeout=30)
+            await asyncio.sleep(WATCH / 3)
+            await squatter.close()  # the nick is free: the bot takes it back
+            await wait_until(lambda: client.nick == "drainer", timeout=WATCH)
+            if drain_all:
+                await wait_until(lambda: not len(client.outbox), timeout=2 * BACKLOG)
+            else:
+                await asyncio.sleep(max(0.0, started + WATCH - time.monotonic()))
+            took = time.monotonic() - started
+            sent = BACKLOG - len(client.outbox)
+            await wait_until(
+                lambda: sum(m.text.startswith("line ") for m in watcher.lines) == sent, 30
+            )
+            log = (server.directory / "inspircd.log").read_text()
+            floods = sum("Excess Flood" in ln and "drainer" in ln for ln in log.splitlines())
+            print(
+                f"strict class, the default pace: {sent} of {BACKLOG} lines in {took:.0f} s "
+                f"({sent / took:.2f} a second), {client.connections - 2} disconnects "
+                f"but the one forced, {floods} for Excess Flood"
+            )
+            assert floods == 0 and client.connections == 2
+
+    run(scenario(), timeout=4 * BACKLOG if drain_all else 180)

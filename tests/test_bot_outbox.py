@@ -11,12 +11,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.outbox import Kind, Outbox
+from bot.penalty import PenaltyMeter
 from bot.text import plain
-from bot.throttle import CommandGate, TokenBucket
+from bot.throttle import CommandGate
 
 
 def _outbox(**limits: float) -> Outbox:
-    return Outbox(TokenBucket(1000.0, 100), **limits)  # type: ignore[arg-type]
+    return Outbox(PenaltyMeter(1000.0, 100), **limits)  # type: ignore[arg-type]
 
 
 def _drain(outbox: Outbox) -> list[str]:
@@ -130,17 +131,6 @@ def test_text_is_plain_split_and_on_sent_follows_its_last_line() -> None:
     # each on_sent ran once, just after its message's last line was written
     assert [written[n - 1] for n in sent["long"]] == [privmsgs[-1]]
     assert [written[n - 1] for n in sent["short"]] == ["NOTICE ann :short"]
-
-
-def test_the_token_bucket_charges_what_cannot_wait() -> None:
-    async def scenario() -> float:
-        bucket = TokenBucket(rate=20.0, burst=2)
-        bucket.spend(4)  # two JOINs, say: 2 tokens of debt
-        started = time.monotonic()
-        await bucket.take()
-        return time.monotonic() - started
-
-    assert 0.1 <= asyncio.run(scenario()) < 0.4  # three tokens to earn back at 20 a second
 
 
 def test_the_command_gate_admits_a_burst_then_a_rate_per_user() -> None:
