@@ -118,6 +118,10 @@ class PenaltyMeter:
         count = self.count
         return count == 0 or count + cost <= self.burst
 
+    def free(self, cost: float) -> bool:
+        """Whether a line of `cost` may go now, no urgent line waiting."""
+        return not self._urgent and self.fits(cost)
+
     async def room(self, cost: float, *, urgent: bool = False) -> None:
         """Wait until a line of `cost` may go; `urgent` lines go before the others."""
         self._urgent += urgent

@@ -30,6 +30,7 @@ from support.botharness import (
 from support.ircclient import IrcTestClient
 from support.ircservers import Inspircd, start_inspircd
 
+from bot.backlog import MAX_PER_HOST
 from hill.writers.hill import Hill
 
 FLOOD = 1000  # lines in one write
@@ -46,11 +47,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspircd]:
     server.stop()
 
 
-async def _probe(prober: IrcTestClient, bot: str, targets: list[str]) -> list[float]:
+async def _probe(
+    prober: IrcTestClient, bot: str, targets: list[str], probes: int = PROBES
+) -> list[float]:
     """Seconds from each `!bfjoust-rank` to its answer, asked in turn in
     each of `targets` (a channel, or the bot in private)."""
     latencies = []
-    for i in range(PROBES):
+    for i in range(probes):
         started = time.monotonic()
         prober.say(targets[i % len(targets)], "!bfjoust-rank ann.rush")
         await prober.reply(bot, "ann.rush: rank", timeout=60)
@@ -128,8 +131,8 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
     """On a network without accounts one host opens 7 connections, each with
     its own ident (a user@host of its own, so a per-user limit of its own),
     and each asks twice as often as it may (3 a window): 21 a window would
-    be taken, more than the hill's 20.  The host gets its share, and a player on another host is
-    never refused and answered promptly."""
+    be taken, more than the hill's 20.  The host gets its share, and a
+    player on another host is never refused and answered promptly."""
     settings = bot_settings(
         tmp_path, server.port, messages_per_second=1.0, burst=4, rate_window_seconds=WINDOW
     )
@@ -155,7 +158,7 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
                 for i in range(IDENTS)
             ]
             player = await IrcTestClient("player").connect(port, host="127.0.0.3")
-            until = time.monotonic() + TRIES * PLAYER_EVERY
+            until = time.monotonic() + WINDOW + TRIES * PLAYER_EVERY  # the player's tries too
             attacks = [
                 asyncio.create_task(attack(nick, a, i * WINDOW / 6 / IDENTS, until))
                 for i, a in enumerate(attackers)
@@ -181,6 +184,55 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
             )
             assert refused == 0
             assert max(latencies) < BOUND
+            assert hillbot.client.connections == 1
+
+    run(scenario(), timeout=180)
+
+
+BURST = 200  # clients, each asking once
+
+
+@pytest.mark.parametrize("same_host", [False, True], ids=["other-host", "same-host"])
+def test_a_burst_of_new_clients_delays_no_one(server: Inspircd, tmp_path, same_host) -> None:
+    """200 clients of one host connect and each asks `!bfjoust-help` once
+    (three lines of answer each: 600 lines, ten minutes at a line a second);
+    a player who is waiting already, on another host or on the same one, is
+    answered within seconds all the same: hosts take turns, short answers go
+    first every other turn, and one host's lines are capped.  (Before: the
+    200 never served went first, and the player's second `-rank` had no
+    answer within 60 s.)"""
+    settings = bot_settings(tmp_path, server.port, messages_per_second=1.0, burst=4)
+    hill = Hill(settings.hill)
+    hill.challenge("ann", "rush", RUSH.encode())
+    burst_host = "127.0.0.2"
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as hillbot:
+            nick = hillbot.client.nick
+            port = server.player_port
+            prober = await IrcTestClient("prober").connect(
+                port, host=burst_host if same_host else "127.0.0.3"
+            )
+            await prober.join(CHANNEL)
+            crowd: list[IrcTestClient] = []
+            for start in range(0, BURST, 50):
+                crowd += await asyncio.gather(
+                    *(
+                        IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=burst_host)
+                        for i in range(start, start + 50)
+                    )
+                )
+            for client in crowd:
+                client.say(nick, "!bfjoust-help")
+            latencies = await _probe(prober, nick, [CHANNEL, nick], probes=8)
+            where = "the same host" if same_host else "another host"
+            helped = sum(1 for c in crowd for m in c.lines if m.nick == nick)
+            print(
+                _figures(f"{BURST} new clients ask for help; a player on {where}", latencies)
+                + f"; the crowd got {helped} lines meanwhile, {len(hillbot.client.outbox)} wait"
+            )
+            assert max(latencies) < BOUND
+            assert helped > 0 and len(hillbot.client.outbox) <= MAX_PER_HOST  # served, and capped
             assert hillbot.client.connections == 1
 
     run(scenario(), timeout=180)
