@@ -42,6 +42,10 @@ enum {
     /* real instructions: each takes one cycle */
     OP_INC, OP_DEC, OP_LEFT, OP_RIGHT, OP_WAIT, OP_LOOP1, OP_LOOP2,
     OP_LOOP1X, OP_LOOP2X, /* a loop from A into C of (A{B}C): see run_battle */
+    /* superinstructions, in compiled code only (see fuse_repeat_ends): a
+       `+`, `-` or `.` and the repeat end that follows it, counting down (the
+       `)` of (P)*N and the `{` of (A{B}C)) or up (the `)` of (A{B}C)) */
+    OP_INC_DOWN, OP_DEC_DOWN, OP_WAIT_DOWN, OP_INC_UP, OP_DEC_UP, OP_WAIT_UP,
     OP_DONE,
     /* free instructions: repeat bookkeeping, no cycle */
     OP_REP1,    /* `(` of a plain repeat: push counter, counter = count */
@@ -492,6 +496,32 @@ static int find_owners(ProgramObject *p, const POp *ops)
     return 0;
 }
 
+/*
+ * Superinstructions.  A repeat's end takes no cycle, so running it right
+ * after the `+`, `-` or `.` before it, in the same dispatch, changes nothing
+ * a program can see: the `)` stays in the code (a `[` may jump onto it) and
+ * the fused instruction carries its jump target and count.  In the hill's
+ * programs these pairs are a quarter of all dispatches.
+ */
+static void fuse_repeat_ends(Insn *code, int32_t n)
+{
+    for (int32_t i = 0; i + 1 < n; i++) {
+        Insn *in = &code[i];
+        const Insn *end = &code[i + 1];
+        int arith = in->op == OP_INC ? 0 : in->op == OP_DEC ? 1 : in->op == OP_WAIT ? 2 : -1;
+        if (arith < 0)
+            continue;
+        if (end->op == OP_REP2 || end->op == OP_INNER1)
+            in->op = (uint8_t)(OP_INC_DOWN + arith);
+        else if (end->op == OP_IREP2)
+            in->op = (uint8_t)(OP_INC_UP + arith);
+        else
+            continue;
+        in->jump = end->jump;
+        in->count = end->count;
+    }
+}
+
 static int build_code(ProgramObject *p, const POpList *l)
 {
     int32_t n = (int32_t)l->len;
@@ -513,9 +543,10 @@ static int build_code(ProgramObject *p, const POpList *l)
         p->src[i] = op->src;
     }
     p->len = n;
-    if (run_empty_bodies_once(p->code, n, ops) < 0)
+    if (run_empty_bodies_once(p->code, n, ops) < 0 || find_owners(p, ops) < 0)
         return -1;
-    return find_owners(p, ops);
+    fuse_repeat_ends(p->code, n);
+    return 0;
 }
 
 static int compile_source(ProgramObject *p, const unsigned char *s, Py_ssize_t n, ParseErr *err)
@@ -658,6 +689,12 @@ static int same_state(const Battle *now, const Battle *then, const Joust *j)
 #define REP_UP(ip, rep, sp) \
     (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
 
+/* The same, fused with the instruction before the repeat end (ip): on
+   leaving the repeat, go past the end. */
+#define FUSED_DOWN(ip, rep, sp) (--(rep) ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip) += 2))
+#define FUSED_UP(ip, rep, sp) \
+    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip) += 2))
+
 /* Run free instructions until a real one is next (repeat bookkeeping reads
    no tape, so running it early changes nothing). */
 #define SETTLE(ip, rep, sp)                                                   \
@@ -686,6 +723,7 @@ static int fork_battles(Joust *j, const Battle *shared);
 static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
 {
 #define COMMON_OPS(side) [OP_WAIT] = &&side##_wait, [OP_LOOP1] = &&side##_loop1, \
+    [OP_WAIT_DOWN] = &&side##_wait_down, [OP_WAIT_UP] = &&side##_wait_up,         \
     [OP_LOOP2] = &&side##_loop2, [OP_LOOP1X] = &&side##_loop1x,                   \
     [OP_LOOP2X] = &&side##_loop2x, [OP_REP1] = &&side##_rep1,                     \
     [OP_IREP1] = &&side##_rep1, [OP_REP2] = &&side##_rep2,                        \
@@ -693,13 +731,19 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     [OP_IREP2] = &&side##_irep2, [OP_LEFT] = &&side##_left, [OP_RIGHT] = &&side##_right
     static void *const ops_a[N_OPS] = {
         [OP_INC] = &&a_inc, [OP_DEC] = &&a_dec, [OP_DONE] = &&a_done, COMMON_OPS(a),
+        [OP_INC_DOWN] = &&a_inc_down, [OP_DEC_DOWN] = &&a_dec_down,
+        [OP_INC_UP] = &&a_inc_up, [OP_DEC_UP] = &&a_dec_up,
     };
     static void *const ops_b_sieve[N_OPS] = {
         [OP_INC] = &&b_inc, [OP_DEC] = &&b_dec, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
+        [OP_INC_DOWN] = &&b_inc_down, [OP_DEC_DOWN] = &&b_dec_down,
+        [OP_INC_UP] = &&b_inc_up, [OP_DEC_UP] = &&b_dec_up,
     };
     /* kettle: the right program's + and - swapped */
     static void *const ops_b_kettle[N_OPS] = {
         [OP_INC] = &&b_dec, [OP_DEC] = &&b_inc, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
+        [OP_INC_DOWN] = &&b_dec_down, [OP_DEC_DOWN] = &&b_inc_down,
+        [OP_INC_UP] = &&b_dec_up, [OP_DEC_UP] = &&b_inc_up,
     };
 #undef COMMON_OPS
     void *const *const ops_b = bt->kettle ? ops_b_kettle : ops_b_sieve;
@@ -783,6 +827,12 @@ a_loop2x:
     if (tape[pa]) { ia = ia->jump; bt->a.crossings++; } else ia++;
     goto *ops_b[ib->op];
 a_done: goto *ops_b[ib->op];
+a_inc_down: tape[pa]++; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
+a_dec_down: tape[pa]--; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
+a_wait_down: FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
+a_inc_up: tape[pa]++; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
+a_dec_up: tape[pa]--; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
+a_wait_up: FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
 a_rep1: REP_PUSH(ia, rep_a, sa, ia->count); goto *ops_a[ia->op];
 a_rep2: REP_DOWN(ia, rep_a, sa); goto *ops_a[ia->op];
 a_inner2: REP_PUSH(ia, rep_a, sa, 1); goto *ops_a[ia->op];
@@ -817,6 +867,12 @@ b_loop1x:
 b_loop2x:
     if (b_cell) { ib = ib->jump; bt->b.crossings++; } else ib++;
     goto end_cycle;
+b_inc_down: tape[pb]++; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
+b_dec_down: tape[pb]--; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
+b_wait_down: FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
+b_inc_up: tape[pb]++; FUSED_UP(ib, rep_b, sb); goto end_cycle;
+b_dec_up: tape[pb]--; FUSED_UP(ib, rep_b, sb); goto end_cycle;
+b_wait_up: FUSED_UP(ib, rep_b, sb); goto end_cycle;
 b_rep1: REP_PUSH(ib, rep_b, sb, ib->count); goto *ops_b[ib->op];
 b_rep2: REP_DOWN(ib, rep_b, sb); goto *ops_b[ib->op];
 b_inner2: REP_PUSH(ib, rep_b, sb, 1); goto *ops_b[ib->op];
