@@ -580,8 +580,9 @@ typedef struct {
 } ProgState;
 
 typedef struct {
+    int32_t len;          /* tape length (before the tape: a pointer one cell
+                             below it still points into the struct) */
     uint8_t tape[WIDE_TAPE];
-    int32_t len;          /* tape length */
     int32_t cycle;        /* cycles done */
     int32_t deaths_a, deaths_b; /* consecutive end-of-cycle zero flags; 2: fell off */
     int kettle;
@@ -749,32 +750,38 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     void *const *const ops_b = bt->kettle ? ops_b_kettle : ops_b_sieve;
     const Insn *const code_a = j->left->code, *const code_b = j->right->code;
     uint8_t *const tape = bt->tape;
-    const int32_t len = bt->len, last = len - 1, max_cycles = j->max_cycles;
+    const int32_t len = bt->len, max_cycles = j->max_cycles;
+    uint8_t *const flag_b = tape + len - 1, *const end = tape + len;
     const int shared = trace == NULL && len == WIDE_TAPE;
     const int32_t first_cycle = bt->cycle;
 
     /* the state, in locals so that it lives in registers */
     const Insn *ia = code_a + bt->a.ip, *ib = code_b + bt->b.ip;
-    int32_t pa = bt->a.ptr, pb = bt->b.ptr, rep_a = bt->a.rep, rep_b = bt->b.rep;
+    uint8_t *pa = tape + bt->a.ptr, *pb = tape + bt->b.ptr;
+    int32_t rep_a = bt->a.rep, rep_b = bt->b.rep;
     int32_t *sa = bt->a.stack + bt->a.sp, *sb = bt->b.stack + bt->b.sp;
-    int32_t hi_a = bt->hi_a, lo_b = bt->lo_b;
+    uint8_t *hi_a = tape + bt->hi_a, *lo_b = tape + bt->lo_b;
     int32_t deaths_a = bt->deaths_a, deaths_b = bt->deaths_b, cycle = bt->cycle;
+    int alarm = deaths_a | deaths_b; /* a count of zero flags runs, or a fall */
     int32_t stop_at; /* the next checkpoint is at the end of cycle stop_at */
     int32_t budget;  /* cycles before it (kept in one register instead of two) */
     int result, tie_found = 0;
     uint8_t b_cell;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
+    const uint8_t *snap_pa = NULL, *snap_pb = NULL;
     int32_t snap_interval = FIRST_SNAPSHOT;
     int32_t next_snapshot = snapshot ? cycle + snap_interval : INT32_MAX;
 
 #define CYCLE() (stop_at - budget)
 #define SAVE() do {                                                           \
         bt->a.ip = (int32_t)(ia - code_a); bt->b.ip = (int32_t)(ib - code_b);   \
-        bt->a.ptr = pa; bt->b.ptr = pb; bt->a.rep = rep_a; bt->b.rep = rep_b;   \
+        bt->a.ptr = (int32_t)(pa - tape); bt->b.ptr = (int32_t)(pb - tape);     \
+        bt->a.rep = rep_a; bt->b.rep = rep_b;                                   \
         bt->a.sp = (int32_t)(sa - bt->a.stack);                                 \
         bt->b.sp = (int32_t)(sb - bt->b.stack);                                 \
-        bt->hi_a = hi_a; bt->lo_b = lo_b; bt->cycle = CYCLE();                  \
+        bt->hi_a = (int32_t)(hi_a - tape); bt->lo_b = (int32_t)(lo_b - tape);   \
+        bt->cycle = CYCLE();                                                    \
         bt->deaths_a = deaths_a; bt->deaths_b = deaths_b;                       \
     } while (0)
 #define RECORD_NEXT_INSTRUCTIONS() do {                                       \
@@ -784,7 +791,8 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
         trace->ip_b[cycle] = ib->op == OP_DONE ? -1 : (int32_t)(ib - code_b);   \
     } while (0)
 #define RECORD_STATE() do {                                                   \
-        trace->ptr_a[cycle] = (int8_t)pa; trace->ptr_b[cycle] = (int8_t)pb;     \
+        trace->ptr_a[cycle] = (int8_t)(pa - tape);                              \
+        trace->ptr_b[cycle] = (int8_t)(pb - tape);                              \
         memcpy(trace->tape + (size_t)cycle * len, tape, (size_t)len);           \
     } while (0)
 
@@ -794,21 +802,21 @@ set_stop:
     stop_at = trace ? cycle + 1 : (next_snapshot < max_cycles ? next_snapshot : max_cycles);
     budget = stop_at - cycle;
 cycle_start:
-    b_cell = tape[pb];
+    b_cell = *pb;
     goto *ops_a[ia->op];
 
     /* the left program */
-a_inc: tape[pa]++; ia++; goto *ops_b[ib->op];
-a_dec: tape[pa]--; ia++; goto *ops_b[ib->op];
+a_inc: (*pa)++; ia++; goto *ops_b[ib->op];
+a_dec: (*pa)--; ia++; goto *ops_b[ib->op];
 a_left:
-    if (unlikely(--pa < 0))
-        deaths_a = 2;
+    if (unlikely(--pa < tape))
+        deaths_a = alarm = 2;
     ia++;
     goto *ops_b[ib->op];
 a_right:
     if (unlikely(++pa > hi_a)) {
-        if (pa >= len)
-            deaths_a = 2;
+        if (pa == end)
+            deaths_a = alarm = 2;
         else {
             hi_a = pa;
             stop_at -= budget - 1; /* shared battle: see whether to fork */
@@ -818,20 +826,20 @@ a_right:
     ia++;
     goto *ops_b[ib->op];
 a_wait: ia++; goto *ops_b[ib->op];
-a_loop1: ia = tape[pa] ? ia + 1 : ia->jump; goto *ops_b[ib->op];
-a_loop2: ia = tape[pa] ? ia->jump : ia + 1; goto *ops_b[ib->op];
+a_loop1: ia = *pa ? ia + 1 : ia->jump; goto *ops_b[ib->op];
+a_loop2: ia = *pa ? ia->jump : ia + 1; goto *ops_b[ib->op];
 a_loop1x:
-    if (tape[pa]) ia++; else { ia = ia->jump; bt->a.crossings++; }
+    if (*pa) ia++; else { ia = ia->jump; bt->a.crossings++; }
     goto *ops_b[ib->op];
 a_loop2x:
-    if (tape[pa]) { ia = ia->jump; bt->a.crossings++; } else ia++;
+    if (*pa) { ia = ia->jump; bt->a.crossings++; } else ia++;
     goto *ops_b[ib->op];
 a_done: goto *ops_b[ib->op];
-a_inc_down: tape[pa]++; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
-a_dec_down: tape[pa]--; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
+a_inc_down: (*pa)++; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
+a_dec_down: (*pa)--; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
 a_wait_down: FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
-a_inc_up: tape[pa]++; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
-a_dec_up: tape[pa]--; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
+a_inc_up: (*pa)++; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
+a_dec_up: (*pa)--; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
 a_wait_up: FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
 a_rep1: REP_PUSH(ia, rep_a, sa, ia->count); goto *ops_a[ia->op];
 a_rep2: REP_DOWN(ia, rep_a, sa); goto *ops_a[ia->op];
@@ -839,17 +847,17 @@ a_inner2: REP_PUSH(ia, rep_a, sa, 1); goto *ops_a[ia->op];
 a_irep2: REP_UP(ia, rep_a, sa); goto *ops_a[ia->op];
 
     /* the right program: its `<` goes towards higher cells, `>` lower */
-b_inc: tape[pb]++; ib++; goto end_cycle;
-b_dec: tape[pb]--; ib++; goto end_cycle;
+b_inc: (*pb)++; ib++; goto end_cycle;
+b_dec: (*pb)--; ib++; goto end_cycle;
 b_left:
-    if (unlikely(++pb > last))
-        deaths_b = 2;
+    if (unlikely(++pb > flag_b))
+        deaths_b = alarm = 2;
     ib++;
     goto end_cycle;
 b_right:
     if (unlikely(--pb < lo_b)) {
-        if (pb < 0)
-            deaths_b = 2;
+        if (pb < tape)
+            deaths_b = alarm = 2;
         else {
             lo_b = pb;
             stop_at -= budget - 1;
@@ -867,11 +875,11 @@ b_loop1x:
 b_loop2x:
     if (b_cell) { ib = ib->jump; bt->b.crossings++; } else ib++;
     goto end_cycle;
-b_inc_down: tape[pb]++; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
-b_dec_down: tape[pb]--; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
+b_inc_down: (*pb)++; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
+b_dec_down: (*pb)--; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
 b_wait_down: FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
-b_inc_up: tape[pb]++; FUSED_UP(ib, rep_b, sb); goto end_cycle;
-b_dec_up: tape[pb]--; FUSED_UP(ib, rep_b, sb); goto end_cycle;
+b_inc_up: (*pb)++; FUSED_UP(ib, rep_b, sb); goto end_cycle;
+b_dec_up: (*pb)--; FUSED_UP(ib, rep_b, sb); goto end_cycle;
 b_wait_up: FUSED_UP(ib, rep_b, sb); goto end_cycle;
 b_rep1: REP_PUSH(ib, rep_b, sb, ib->count); goto *ops_b[ib->op];
 b_rep2: REP_DOWN(ib, rep_b, sb); goto *ops_b[ib->op];
@@ -880,15 +888,22 @@ b_irep2: REP_UP(ib, rep_b, sb); goto *ops_b[ib->op];
 
 end_cycle:
     budget--;
-    /* a zero flag twice in a row loses; a fall (2) stays */
-    deaths_a = tape[0] ? (deaths_a & 2) : deaths_a + 1;
-    deaths_b = tape[last] ? (deaths_b & 2) : deaths_b + 1;
-    if (unlikely((deaths_a | deaths_b) >= 2)) {
-        result = deaths_a >= 2 ? (deaths_b >= 2 ? 0 : -1) : 1;
-        goto done;
+    /* The flags: while both stand and no count of zero flags is running,
+       there is nothing to count (the counts are 0 and stay 0). */
+    if (unlikely(!tape[0]) || unlikely(!*flag_b) || unlikely(alarm)) {
+        /* a zero flag twice in a row loses; a fall (2) stays */
+        deaths_a = tape[0] ? (deaths_a & 2) : deaths_a + 1;
+        deaths_b = *flag_b ? (deaths_b & 2) : deaths_b + 1;
+        alarm = deaths_a | deaths_b;
+        if (unlikely(alarm >= 2)) {
+            result = deaths_a >= 2 ? (deaths_b >= 2 ? 0 : -1) : 1;
+            goto done;
+        }
     }
-    if (unlikely(ia == snap_ia) && ib == snap_ib && pa == snapshot->a.ptr &&
-        pb == snapshot->b.ptr) {
+    /* Ties: a candidate is the snapshot's instructions and pointers again;
+       the cells under the pointers, compared first, turn most away cheaply. */
+    if (unlikely(ia == snap_ia) && ib == snap_ib && pa == snap_pa && pb == snap_pb &&
+        *pa == snapshot->tape[pa - tape] && *pb == snapshot->tape[pb - tape]) {
         SAVE();
         if (same_state(bt, snapshot, j)) {
             result = 0;
@@ -909,7 +924,7 @@ end_cycle:
         result = 0;
         goto done;
     }
-    if (shared && hi_a + (WIDE_TAPE - 1 - lo_b) >= j->next_len - 1) {
+    if (shared && (hi_a - tape) + (WIDE_TAPE - 1 - (lo_b - tape)) >= j->next_len - 1) {
         SAVE();
         if (fork_battles(j, bt) == RUN_FORKED) {
             result = RUN_FORKED;
@@ -921,6 +936,8 @@ end_cycle:
         copy_battle(snapshot, bt);
         snap_ia = ia;
         snap_ib = ib;
+        snap_pa = pa;
+        snap_pb = pb;
         snap_interval *= 2;
         next_snapshot = cycle + snap_interval;
     }
