@@ -577,6 +577,8 @@ typedef struct {
     int32_t sp;
     int32_t *stack;       /* the counters below it: stack[0..sp) */
     uint32_t crossings;   /* OP_LOOP1X/OP_LOOP2X jumps taken */
+    int32_t low;          /* the lowest sp since the snapshot: the counters
+                             below it lived through (see repeat_of) */
 } ProgState;
 
 typedef struct {
@@ -626,85 +628,183 @@ static void copy_battle(Battle *to, const Battle *from)
 }
 
 /*
- * A counter that cannot reach its exit before the cycle limit: it moves one
- * step per cycle at most, down towards 0 in a plain repeat or in A, up
- * towards its count in C.  If the program took a crossing jump since the
- * snapshot (`monotone` false), a counter of (A{B}C) may change direction.
+ * Repeated states.  Programs that neither win nor lose mostly settle into a
+ * loop: the whole state comes back after some P cycles, except repeat
+ * counters that move on by the same amount every time.  The engine keeps a
+ * snapshot of the battle (taken at doubling intervals: Brent's method) and,
+ * when the state now equals it but for counters, either proves a tie or
+ * jumps ahead by whole periods.
+ *
+ * Why this is exact: the battle is deterministic, and a counter is read only
+ * by its own repeat end, which compares it with 0 (counting down) or with
+ * the repeat's count (counting up, in the C part of (A{B}C)).  If at the
+ * snapshot (cycle s) and now (t = s + P) the state is the same but for some
+ * counters, and each of those took the same branch at every comparison
+ * whatever its exact value, the cycles from t repeat those from s, with each
+ * such counter moved on by d = (now - then) per period.  Two ways to know
+ * that a counter cannot reach an end during a period that starts it at c:
+ *
+ * - It lived through the period (the stack never dropped below it: `low`)
+ *   and moved one way only: down in (P)*N and in A, up in C (no loop from A
+ *   into C of (A{B}C) jumped: `crossings` unchanged).  Then its values in
+ *   the period run from c to c + d, and the next period starts at c + d: the
+ *   repeats go on while that stays within the repeat's range (>= 1 counting
+ *   down, <= the count counting up).
+ * - It moves one step per cycle at most (every repeat body holds a real
+ *   instruction): if c is more than P + 1 steps away from the ends it can
+ *   move towards, it reaches none of them in P cycles.  (This also shows it
+ *   lived through the period.)  A counter whose loop may have crossed may
+ *   move either way.
  */
-static int counter_is_far(const ProgramObject *p, int32_t owner, int32_t value,
-                          int32_t remaining, int monotone)
+typedef struct {
+    int32_t limit;   /* the count it moves up to (0: it only moves down) */
+    int up, down;    /* the ways it may move */
+} CounterWays;
+
+static CounterWays counter_ways(const ProgramObject *p, int32_t owner, int monotone)
 {
-    if (owner < 0)
-        return 0;
-    int32_t limit = p->up_limit[owner];
-    int far_from_zero = value > remaining + 1;
-    int far_from_limit = limit - value > remaining + 1;
-    if (limit == 0)
-        return far_from_zero;
-    if (!monotone)
-        return far_from_zero && far_from_limit;
-    return p->code[owner].op == OP_INNER2 ? far_from_limit : far_from_zero;
+    CounterWays w = {.limit = p->up_limit[owner]};
+    int counting_up = w.limit && p->code[owner].op == OP_INNER2;
+    w.up = w.limit && (counting_up || !monotone);
+    w.down = !counting_up || !monotone;
+    return w;
 }
 
-static int same_counters(const ProgramObject *p, const ProgState *now, int32_t now_left,
-                         const ProgState *then, int32_t then_left)
+/* No end within `cycles` cycles of `value`. */
+static int counter_is_far(CounterWays w, int64_t value, int64_t cycles)
 {
-    if (now->sp != then->sp)
-        return 0;
-    int monotone = now->crossings == then->crossings;
-    int32_t owner = p->owner[now->ip];
-    for (int32_t k = now->sp; k >= 0; k--) {
-        int32_t u = k == now->sp ? now->rep : now->stack[k];
-        int32_t v = k == now->sp ? then->rep : then->stack[k];
-        if (u != v && !(counter_is_far(p, owner, u, now_left, monotone) &&
-                        counter_is_far(p, owner, v, then_left, monotone)))
-            return 0;
-        if (owner >= 0)
-            owner = p->owner[owner];
-    }
-    return 1;
+    return (!w.down || value > cycles + 1) && (!w.up || w.limit - value > cycles + 1);
 }
 
 /*
- * Is the battle now in the state it was in at the snapshot, but for repeat
- * counters too far from their ends to matter?  Then it will go round the
- * same loop until the cycle limit (nothing was decided during the loop), so
- * it is a tie.  This settles most timeouts after a few thousand cycles.
+ * How many more periods a counter allows (u now, v at the snapshot, d =
+ * u - v): periods that start it at u, u + d, ..., u + (K - 1) d.  Returns -1
+ * if none, INT64_MAX if any number.
  */
-static int same_state(const Battle *now, const Battle *then, const Joust *j)
+static int64_t periods_allowed(CounterWays w, int32_t u, int32_t v, int32_t period,
+                               int lived, int monotone)
+{
+    int64_t d = (int64_t)u - v;
+    if (lived && monotone) {
+        /* its values stay within the range while the next start does */
+        if (w.down && d < 0)
+            return (u - 1) / -d;
+        if (w.up && d > 0)
+            return (w.limit - u) / d;
+        return -1; /* cannot happen: it moved the way it may move */
+    }
+    /* one step per cycle at most: every start must be far over a period */
+    if (!counter_is_far(w, v, period) || !counter_is_far(w, u, period))
+        return -1;
+    int64_t k = INT64_MAX;
+    if (w.down && d < 0)
+        k = (u - period - 2) / -d + 1;
+    if (w.up && d > 0) {
+        int64_t up = (w.limit - u - period - 2) / d + 1;
+        k = up < k ? up : k;
+    }
+    return k;
+}
+
+/* The value of counter level k (0 outermost; level sp is `rep`). */
+static int32_t *counter_at(ProgState *s, int32_t k)
+{
+    return k == s->sp ? &s->rep : &s->stack[k];
+}
+
+/*
+ * One program's counters now and at the snapshot.  Clears *far unless every
+ * counter that differs is far until the cycle limit (in both states: a tie,
+ * by the second argument above), and lowers *periods to what the differing
+ * counters allow.
+ */
+static void compare_counters(const ProgramObject *p, ProgState *now, ProgState *then,
+                             int32_t now_left, int32_t then_left, int *far, int64_t *periods)
+{
+    int monotone = now->crossings == then->crossings;
+    int32_t period = then_left - now_left;
+    int32_t owner = p->owner[now->ip];
+    for (int32_t k = now->sp; k >= 0; k--, owner = p->owner[owner]) {
+        int32_t u = *counter_at(now, k), v = *counter_at(then, k);
+        if (u == v)
+            continue;
+        /* a live counter always has an owner: the instruction that pushed it */
+        CounterWays w = counter_ways(p, owner, monotone);
+        if (!counter_is_far(w, u, now_left) || !counter_is_far(w, v, then_left))
+            *far = 0;
+        int64_t allowed = periods_allowed(w, u, v, period, now->low >= k, monotone);
+        if (allowed < *periods)
+            *periods = allowed;
+    }
+}
+
+enum { NO_REPEAT, REPEAT_TIE, REPEAT_SKIP };
+
+/*
+ * Is the battle now where it was at the snapshot, but for counters?  Then
+ * either it is a tie (REPEAT_TIE: it goes round the same loop until the
+ * cycle limit, and nothing was decided during the loop) or it may jump
+ * ahead by *periods whole periods (REPEAT_SKIP).
+ */
+static int repeat_of(Battle *now, Battle *then, const Joust *j, int64_t *periods)
 {
     if (now->a.ip != then->a.ip || now->b.ip != then->b.ip || now->a.ptr != then->a.ptr ||
         now->b.ptr != then->b.ptr || now->deaths_a != then->deaths_a ||
         now->deaths_b != then->deaths_b || now->hi_a != then->hi_a || now->lo_b != then->lo_b ||
+        now->a.sp != then->a.sp || now->b.sp != then->b.sp ||
         memcmp(now->tape, then->tape, (size_t)now->len) != 0)
-        return 0;
+        return NO_REPEAT;
     int32_t now_left = j->max_cycles - now->cycle, then_left = j->max_cycles - then->cycle;
-    return same_counters(j->left, &now->a, now_left, &then->a, then_left) &&
-           same_counters(j->right, &now->b, now_left, &then->b, then_left);
+    int32_t period = then_left - now_left;
+    int far = 1;
+    int64_t allowed = INT64_MAX;
+    compare_counters(j->left, &now->a, &then->a, now_left, then_left, &far, &allowed);
+    compare_counters(j->right, &now->b, &then->b, now_left, then_left, &far, &allowed);
+    /* the periods that start before the limit, the last one perhaps cut short */
+    if (far || allowed >= (now_left + period - 1) / period)
+        return REPEAT_TIE;
+    *periods = allowed < now_left / period ? allowed : now_left / period;
+    return *periods >= 1 ? REPEAT_SKIP : NO_REPEAT;
+}
+
+/* Jump ahead by `periods` periods: the differing counters move on. */
+static void skip_periods(Battle *now, Battle *then, int64_t periods)
+{
+    ProgState *states[2][2] = {{&now->a, &then->a}, {&now->b, &then->b}};
+    for (int side = 0; side < 2; side++) {
+        ProgState *u = states[side][0], *v = states[side][1];
+        for (int32_t k = 0; k <= u->sp; k++) {
+            int32_t *value = counter_at(u, k);
+            *value += (int32_t)(periods * (*value - *counter_at(v, k)));
+        }
+    }
+    now->cycle += (int32_t)(periods * (now->cycle - then->cycle));
 }
 
 /* The free instructions, on a program's instruction pointer, innermost
    counter and counter stack pointer. */
 #define REP_PUSH(ip, rep, sp, value) (*(sp)++ = (rep), (rep) = (value), (ip)++)
-#define REP_DOWN(ip, rep, sp) (--(rep) ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
-#define REP_UP(ip, rep, sp) \
-    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
+#define POP(rep, sp, low) ((rep) = *--(sp), (low) = (sp) < (low) ? (sp) : (low))
+#define REP_DOWN(ip, rep, sp, low) (--(rep) ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip)++))
+#define REP_UP(ip, rep, sp, low) \
+    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip)++))
 
 /* The same, fused with the instruction before the repeat end (ip): on
    leaving the repeat, go past the end. */
-#define FUSED_DOWN(ip, rep, sp) (--(rep) ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip) += 2))
-#define FUSED_UP(ip, rep, sp) \
-    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip) += 2))
+#define FUSED_DOWN(ip, rep, sp, low) \
+    (--(rep) ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip) += 2))
+#define FUSED_UP(ip, rep, sp, low) \
+    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip) += 2))
 
 /* Run free instructions until a real one is next (repeat bookkeeping reads
    no tape, so running it early changes nothing). */
-#define SETTLE(ip, rep, sp)                                                   \
+#define SETTLE(ip, rep, sp, low)                                              \
     for (;;) {                                                                \
         switch ((ip)->op) {                                                   \
         case OP_REP1: case OP_IREP1: REP_PUSH(ip, rep, sp, (ip)->count); continue; \
-        case OP_REP2: case OP_INNER1: REP_DOWN(ip, rep, sp); continue;        \
+        case OP_REP2: case OP_INNER1: REP_DOWN(ip, rep, sp, low); continue;   \
         case OP_INNER2: REP_PUSH(ip, rep, sp, 1); continue;                   \
-        case OP_IREP2: REP_UP(ip, rep, sp); continue;                         \
+        case OP_IREP2: REP_UP(ip, rep, sp, low); continue;                    \
         }                                                                     \
         break;                                                                \
     }
@@ -760,12 +860,14 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     uint8_t *pa = tape + bt->a.ptr, *pb = tape + bt->b.ptr;
     int32_t rep_a = bt->a.rep, rep_b = bt->b.rep;
     int32_t *sa = bt->a.stack + bt->a.sp, *sb = bt->b.stack + bt->b.sp;
+    int32_t *low_a = sa, *low_b = sb;
     uint8_t *hi_a = tape + bt->hi_a, *lo_b = tape + bt->lo_b;
     int32_t deaths_a = bt->deaths_a, deaths_b = bt->deaths_b, cycle = bt->cycle;
     int alarm = deaths_a | deaths_b; /* a count of zero flags runs, or a fall */
     int32_t stop_at; /* the next checkpoint is at the end of cycle stop_at */
     int32_t budget;  /* cycles before it (kept in one register instead of two) */
     int result, tie_found = 0;
+    int32_t skipped = 0; /* cycles jumped over, not simulated */
     uint8_t b_cell;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
@@ -780,13 +882,15 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
         bt->a.rep = rep_a; bt->b.rep = rep_b;                                   \
         bt->a.sp = (int32_t)(sa - bt->a.stack);                                 \
         bt->b.sp = (int32_t)(sb - bt->b.stack);                                 \
+        bt->a.low = (int32_t)(low_a - bt->a.stack);                             \
+        bt->b.low = (int32_t)(low_b - bt->b.stack);                             \
         bt->hi_a = (int32_t)(hi_a - tape); bt->lo_b = (int32_t)(lo_b - tape);   \
         bt->cycle = CYCLE();                                                    \
         bt->deaths_a = deaths_a; bt->deaths_b = deaths_b;                       \
     } while (0)
 #define RECORD_NEXT_INSTRUCTIONS() do {                                       \
-        SETTLE(ia, rep_a, sa);                                                  \
-        SETTLE(ib, rep_b, sb);                                                  \
+        SETTLE(ia, rep_a, sa, low_a);                                           \
+        SETTLE(ib, rep_b, sb, low_b);                                           \
         trace->ip_a[cycle] = ia->op == OP_DONE ? -1 : (int32_t)(ia - code_a);   \
         trace->ip_b[cycle] = ib->op == OP_DONE ? -1 : (int32_t)(ib - code_b);   \
     } while (0)
@@ -835,16 +939,16 @@ a_loop2x:
     if (*pa) { ia = ia->jump; bt->a.crossings++; } else ia++;
     goto *ops_b[ib->op];
 a_done: goto *ops_b[ib->op];
-a_inc_down: (*pa)++; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
-a_dec_down: (*pa)--; FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
-a_wait_down: FUSED_DOWN(ia, rep_a, sa); goto *ops_b[ib->op];
-a_inc_up: (*pa)++; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
-a_dec_up: (*pa)--; FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
-a_wait_up: FUSED_UP(ia, rep_a, sa); goto *ops_b[ib->op];
+a_inc_down: (*pa)++; FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_dec_down: (*pa)--; FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_wait_down: FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_inc_up: (*pa)++; FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_dec_up: (*pa)--; FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_wait_up: FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
 a_rep1: REP_PUSH(ia, rep_a, sa, ia->count); goto *ops_a[ia->op];
-a_rep2: REP_DOWN(ia, rep_a, sa); goto *ops_a[ia->op];
+a_rep2: REP_DOWN(ia, rep_a, sa, low_a); goto *ops_a[ia->op];
 a_inner2: REP_PUSH(ia, rep_a, sa, 1); goto *ops_a[ia->op];
-a_irep2: REP_UP(ia, rep_a, sa); goto *ops_a[ia->op];
+a_irep2: REP_UP(ia, rep_a, sa, low_a); goto *ops_a[ia->op];
 
     /* the right program: its `<` goes towards higher cells, `>` lower */
 b_inc: (*pb)++; ib++; goto end_cycle;
@@ -875,16 +979,16 @@ b_loop1x:
 b_loop2x:
     if (b_cell) { ib = ib->jump; bt->b.crossings++; } else ib++;
     goto end_cycle;
-b_inc_down: (*pb)++; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
-b_dec_down: (*pb)--; FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
-b_wait_down: FUSED_DOWN(ib, rep_b, sb); goto end_cycle;
-b_inc_up: (*pb)++; FUSED_UP(ib, rep_b, sb); goto end_cycle;
-b_dec_up: (*pb)--; FUSED_UP(ib, rep_b, sb); goto end_cycle;
-b_wait_up: FUSED_UP(ib, rep_b, sb); goto end_cycle;
+b_inc_down: (*pb)++; FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
+b_dec_down: (*pb)--; FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
+b_wait_down: FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
+b_inc_up: (*pb)++; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
+b_dec_up: (*pb)--; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
+b_wait_up: FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
 b_rep1: REP_PUSH(ib, rep_b, sb, ib->count); goto *ops_b[ib->op];
-b_rep2: REP_DOWN(ib, rep_b, sb); goto *ops_b[ib->op];
+b_rep2: REP_DOWN(ib, rep_b, sb, low_b); goto *ops_b[ib->op];
 b_inner2: REP_PUSH(ib, rep_b, sb, 1); goto *ops_b[ib->op];
-b_irep2: REP_UP(ib, rep_b, sb); goto *ops_b[ib->op];
+b_irep2: REP_UP(ib, rep_b, sb, low_b); goto *ops_b[ib->op];
 
 end_cycle:
     budget--;
@@ -905,17 +1009,30 @@ end_cycle:
     if (unlikely(ia == snap_ia) && ib == snap_ib && pa == snap_pa && pb == snap_pb &&
         *pa == snapshot->tape[pa - tape] && *pb == snapshot->tape[pb - tape]) {
         SAVE();
-        if (same_state(bt, snapshot, j)) {
+        int64_t periods;
+        int repeat = repeat_of(bt, snapshot, j, &periods);
+        if (repeat == REPEAT_TIE) {
             result = 0;
             tie_found = 1;
             goto done;
+        }
+        if (repeat == REPEAT_SKIP) {
+            skip_periods(bt, snapshot, periods);
+            skipped += bt->cycle - CYCLE();
+            rep_a = bt->a.rep;
+            rep_b = bt->b.rep;
+            cycle = bt->cycle;
+            /* a new phase may follow: snapshots start afresh from here */
+            snap_interval = FIRST_SNAPSHOT / 2;
+            next_snapshot = cycle;
+            goto checkpoint;
         }
     }
     if (likely(budget))
         goto cycle_start;
 
-    /* checkpoint */
     cycle = stop_at;
+checkpoint:
     if (trace) {
         RECORD_STATE();
         RECORD_NEXT_INSTRUCTIONS();
@@ -938,6 +1055,8 @@ end_cycle:
         snap_ib = ib;
         snap_pa = pa;
         snap_pb = pb;
+        low_a = sa;
+        low_b = sb;
         snap_interval *= 2;
         next_snapshot = cycle + snap_interval;
     }
@@ -949,7 +1068,7 @@ done:
         RECORD_STATE();
     SAVE();
     bt->decided_at = tie_found ? max_cycles : cycle;
-    j->cycles += cycle - first_cycle;
+    j->cycles += cycle - first_cycle - skipped;
     return result;
 #undef CYCLE
 #undef SAVE
