@@ -46,6 +46,9 @@ enum {
        `+`, `-` or `.` and the repeat end that follows it, counting down (the
        `)` of (P)*N and the `{` of (A{B}C)) or up (the `)` of (A{B}C)) */
     OP_INC_DOWN, OP_DEC_DOWN, OP_WAIT_DOWN, OP_INC_UP, OP_DEC_UP, OP_WAIT_UP,
+    /* one-instruction loops (see mark_spins): (+)*N, (-)*N, (.)*N and the `]`
+       of [+], [-], [.] and [] */
+    OP_INC_SPIN, OP_DEC_SPIN, OP_WAIT_SPIN, OP_LOOP2_SPIN,
     OP_DONE,
     /* free instructions: repeat bookkeeping, no cycle */
     OP_REP1,    /* `(` of a plain repeat: push counter, counter = count */
@@ -411,10 +414,21 @@ static int drop_zero_repeats(POpList *l)
 /* ------------------------------------------------------------------------ */
 /* Compiled programs                                                        */
 
+/* The one-instruction loops, as seen from the instruction a program runs next */
+enum {
+    SPIN_NONE,
+    SPIN_REP,   /* (x)*N: x every cycle while the counter lasts */
+    SPIN_BODY,  /* the x of [x]: x, then the test */
+    SPIN_TEST,  /* the ] of [x]: the test, then x */
+    SPIN_IDLE,  /* the ] of []: the test every cycle */
+};
+
 typedef struct Insn {
     const struct Insn *jump; /* where to continue when a jump is taken */
     int32_t count;           /* repeat count */
     uint8_t op;
+    uint8_t spin;            /* SPIN_*: a one-instruction loop */
+    int8_t delta;            /* what its x does to the cell: +1, -1, 0 */
 } Insn;
 
 typedef struct {
@@ -522,6 +536,37 @@ static void fuse_repeat_ends(Insn *code, int32_t n)
     }
 }
 
+static int arith_delta(int op)
+{
+    return op == OP_INC ? 1 : op == OP_DEC ? -1 : op == OP_WAIT ? 0 : 2;
+}
+
+/*
+ * One-instruction loops: (x)*N (after fusion, an instruction that jumps to
+ * itself), [x] and [] for x one of + - .  Two programs that both sit in one
+ * can be run many cycles ahead at once (see run_spins); the right program's
+ * spinning instructions get opcodes of their own, which look for that.
+ */
+static void mark_spins(Insn *code, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        Insn *in = &code[i];
+        if (in->jump == in && in->op >= OP_INC_DOWN && in->op <= OP_WAIT_DOWN) {
+            in->delta = (int8_t)(in->op == OP_INC_DOWN ? 1 : in->op == OP_DEC_DOWN ? -1 : 0);
+            in->op = (uint8_t)(OP_INC_SPIN + (in->op - OP_INC_DOWN));
+            in->spin = SPIN_REP;
+        } else if (in->op == OP_LOOP2 && in->jump == in) {
+            in->op = OP_LOOP2_SPIN;
+            in->spin = SPIN_IDLE;
+        } else if (in->op == OP_LOOP2 && in->jump == in - 1 && arith_delta(in[-1].op) != 2) {
+            in->op = OP_LOOP2_SPIN;
+            in->spin = SPIN_TEST;
+            in[-1].spin = SPIN_BODY;
+            in->delta = in[-1].delta = (int8_t)arith_delta(in[-1].op);
+        }
+    }
+}
+
 static int build_code(ProgramObject *p, const POpList *l)
 {
     int32_t n = (int32_t)l->len;
@@ -537,6 +582,8 @@ static int build_code(ProgramObject *p, const POpList *l)
         Insn *in = &p->code[i];
         in->op = op->type;
         in->count = op->count;
+        in->spin = SPIN_NONE;
+        in->delta = 0;
         /* jumps land just past the partner: `[` past `]`, `)` past `(` */
         in->jump = (op->type == OP_LOOP1 || op->type == OP_LOOP2 || is_backjump(op->type))
                        ? &p->code[op->match + 1] : NULL;
@@ -546,6 +593,7 @@ static int build_code(ProgramObject *p, const POpList *l)
     if (run_empty_bodies_once(p->code, n, ops) < 0 || find_owners(p, ops) < 0)
         return -1;
     fuse_repeat_ends(p->code, n);
+    mark_spins(p->code, n);
     return 0;
 }
 
@@ -812,6 +860,125 @@ static void skip_periods(Battle *now, Battle *then, int64_t periods)
 static int fork_battles(Joust *j, const Battle *shared);
 
 /*
+ * Spinning together.  When both programs sit in one-instruction loops
+ * ((+)*N, [-], (.)*N, [] ...), neither pointer moves and each loop changes
+ * its cell by the same steps in every period (one cycle, or two when a [x]
+ * loop runs: x, then the test), so the state after any number of whole
+ * periods follows by arithmetic, as long as nothing the loops or the rules
+ * test changes its answer: a counter runs out, a tested cell becomes zero, a
+ * flag falls to zero.  run_spins finds how many periods surely pass without
+ * any of these and applies them at once.
+ *
+ * Exact because each cell (one, if both pointers are on it) changes by
+ * fixed steps e1 (, e2) per period, so the values it holds at the ends of
+ * the cycles are v + j D and, in two-cycle periods, v + e1 + j D (D the
+ * change per period); the engine keeps every one of those nonzero, and v
+ * too, wherever a loop tests the cell or the cell is a flag.  Tests read the
+ * cell as it was at the start of their cycle, that is v or one of those
+ * values, so every test goes on as in the first period; the flags never
+ * become zero, so no count of zero flags starts.  Repeat counters keep at
+ * least one turn, so no repeat ends.
+ */
+#define SPIN_MIN 4 /* fewer cycles ahead than this: not worth the arithmetic */
+
+/* The least j >= 1 with v + j d = 0 (mod 256), or INT32_MAX if none. */
+static int32_t first_zero(int v, int d)
+{
+    unsigned uv = (unsigned)v & 255, ud = (unsigned)d & 255;
+    if (ud == 0)
+        return uv ? INT32_MAX : 1;
+    unsigned g = ud & -ud; /* the power of two in d: j d = -v needs it in v */
+    if (uv % g)
+        return INT32_MAX;
+    unsigned mod = 256 / g, odd = ud / g;
+    unsigned inverse = odd; /* odd * odd = 1 (mod 8); Newton doubles the bits */
+    inverse *= 2 - odd * inverse;
+    inverse *= 2 - odd * inverse;
+    unsigned j = ((mod - uv / g) % mod) * inverse % mod;
+    return j ? (int32_t)j : (int32_t)mod;
+}
+
+typedef struct {
+    int step[2];   /* what it does to its cell in each cycle of a period */
+    int tests;     /* it tests its cell */
+    int32_t room;  /* cycles before its counter runs out (INT32_MAX: none) */
+} Spin;
+
+static Spin spin_of(const Insn *ip, int32_t rep, int d)
+{
+    Spin s = {.room = INT32_MAX};
+    switch (ip->spin) {
+    case SPIN_REP:
+        s.step[0] = s.step[1] = d;
+        s.room = rep - 1; /* keep one turn for the real thing */
+        break;
+    case SPIN_BODY:
+        s.step[0] = d;
+        s.tests = 1;
+        break;
+    case SPIN_TEST:
+        s.step[1] = d;
+        s.tests = 1;
+        break;
+    default: /* SPIN_IDLE */
+        s.tests = 1;
+        break;
+    }
+    return s;
+}
+
+/* Whole periods a cell allows: its values stay nonzero if it must. */
+static int32_t cell_periods(uint8_t v, const int *e, int period, int checked)
+{
+    if (!checked)
+        return INT32_MAX;
+    if (!v)
+        return 0;
+    int d = period == 2 ? e[0] + e[1] : e[0];
+    int32_t m = first_zero(v, d) - 1; /* v + j D for j = 1..m */
+    if (period == 2) {
+        int32_t odd = first_zero(v + e[0], d); /* v + e1 + j D for j = 0..m-1 */
+        if (((v + e[0]) & 255) == 0)
+            odd = 0;
+        m = odd < m ? odd : m;
+    }
+    return m;
+}
+
+static int32_t run_spins(const Insn *ia, uint8_t *pa, int32_t *rep_a, const Insn *ib, uint8_t *pb,
+                         int32_t *rep_b, int kettle, const uint8_t *tape, const uint8_t *flag_b,
+                         int32_t most)
+{
+    Spin a = spin_of(ia, *rep_a, ia->delta);
+    Spin b = spin_of(ib, *rep_b, kettle ? -ib->delta : ib->delta);
+    int period = (ia->spin == SPIN_BODY || ia->spin == SPIN_TEST || ib->spin == SPIN_BODY ||
+                  ib->spin == SPIN_TEST) ? 2 : 1;
+    int32_t cycles = a.room < b.room ? a.room : b.room;
+    cycles = cycles < most ? cycles : most;
+    int32_t periods = cycles / period;
+    int same = pa == pb;
+    int ea[2] = {a.step[0] + (same ? b.step[0] : 0), a.step[1] + (same ? b.step[1] : 0)};
+    int32_t m = cell_periods(*pa, ea, period,
+                             a.tests || (same && b.tests) || pa == tape || pa == flag_b);
+    periods = m < periods ? m : periods;
+    if (!same) {
+        m = cell_periods(*pb, b.step, period, b.tests || pb == tape || pb == flag_b);
+        periods = m < periods ? m : periods;
+    }
+    cycles = periods * period;
+    if (cycles < SPIN_MIN)
+        return 0;
+    *pa = (uint8_t)(*pa + periods * (ea[0] + (period == 2 ? ea[1] : 0)));
+    if (!same)
+        *pb = (uint8_t)(*pb + periods * (b.step[0] + (period == 2 ? b.step[1] : 0)));
+    if (ia->spin == SPIN_REP)
+        *rep_a -= cycles;
+    if (ib->spin == SPIN_REP)
+        *rep_b -= cycles;
+    return cycles;
+}
+
+/*
  * The interpreter.  Each cycle the left program runs one real instruction,
  * then the right one; the right one's loop tests read the cell as it was
  * before the left one acted, so both see the tape of the start of the cycle.
@@ -825,6 +992,7 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
 {
 #define COMMON_OPS(side) [OP_WAIT] = &&side##_wait, [OP_LOOP1] = &&side##_loop1, \
     [OP_WAIT_DOWN] = &&side##_wait_down, [OP_WAIT_UP] = &&side##_wait_up,         \
+    [OP_WAIT_SPIN] = &&side##_wait_spin, [OP_LOOP2_SPIN] = &&side##_loop2_spin,   \
     [OP_LOOP2] = &&side##_loop2, [OP_LOOP1X] = &&side##_loop1x,                   \
     [OP_LOOP2X] = &&side##_loop2x, [OP_REP1] = &&side##_rep1,                     \
     [OP_IREP1] = &&side##_rep1, [OP_REP2] = &&side##_rep2,                        \
@@ -834,17 +1002,21 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
         [OP_INC] = &&a_inc, [OP_DEC] = &&a_dec, [OP_DONE] = &&a_done, COMMON_OPS(a),
         [OP_INC_DOWN] = &&a_inc_down, [OP_DEC_DOWN] = &&a_dec_down,
         [OP_INC_UP] = &&a_inc_up, [OP_DEC_UP] = &&a_dec_up,
+        /* the left program spins as any other: the right one looks for it */
+        [OP_INC_SPIN] = &&a_inc_down, [OP_DEC_SPIN] = &&a_dec_down,
     };
     static void *const ops_b_sieve[N_OPS] = {
         [OP_INC] = &&b_inc, [OP_DEC] = &&b_dec, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
         [OP_INC_DOWN] = &&b_inc_down, [OP_DEC_DOWN] = &&b_dec_down,
         [OP_INC_UP] = &&b_inc_up, [OP_DEC_UP] = &&b_dec_up,
+        [OP_INC_SPIN] = &&b_inc_spin, [OP_DEC_SPIN] = &&b_dec_spin,
     };
     /* kettle: the right program's + and - swapped */
     static void *const ops_b_kettle[N_OPS] = {
         [OP_INC] = &&b_dec, [OP_DEC] = &&b_inc, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
         [OP_INC_DOWN] = &&b_dec_down, [OP_DEC_DOWN] = &&b_inc_down,
         [OP_INC_UP] = &&b_dec_up, [OP_DEC_UP] = &&b_inc_up,
+        [OP_INC_SPIN] = &&b_dec_spin, [OP_DEC_SPIN] = &&b_inc_spin,
     };
 #undef COMMON_OPS
     void *const *const ops_b = bt->kettle ? ops_b_kettle : ops_b_sieve;
@@ -868,6 +1040,7 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     int32_t budget;  /* cycles before it (kept in one register instead of two) */
     int result, tie_found = 0;
     int32_t skipped = 0; /* cycles jumped over, not simulated */
+    int32_t spun = 0;    /* cycles both programs spun through at once */
     uint8_t b_cell;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
@@ -945,6 +1118,8 @@ a_wait_down: FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
 a_inc_up: (*pa)++; FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
 a_dec_up: (*pa)--; FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
 a_wait_up: FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_wait_spin: FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_loop2_spin: ia = *pa ? ia->jump : ia + 1; goto *ops_b[ib->op];
 a_rep1: REP_PUSH(ia, rep_a, sa, ia->count); goto *ops_a[ia->op];
 a_rep2: REP_DOWN(ia, rep_a, sa, low_a); goto *ops_a[ia->op];
 a_inner2: REP_PUSH(ia, rep_a, sa, 1); goto *ops_a[ia->op];
@@ -985,6 +1160,41 @@ b_wait_down: FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
 b_inc_up: (*pb)++; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
 b_dec_up: (*pb)--; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
 b_wait_up: FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
+    /* one-instruction loops: does the left program spin too? */
+b_inc_spin: (*pb)++; goto b_spin;
+b_dec_spin: (*pb)--; goto b_spin;
+b_wait_spin:
+b_spin:
+    if (likely(--rep_b)) {
+        if (unlikely(ia->spin))
+            goto both_spin;
+    } else {
+        POP(rep_b, sb, low_b);
+        ib += 2;
+    }
+    goto end_cycle;
+b_loop2_spin:
+    if (b_cell) {
+        ib = ib->jump;
+        if (unlikely(ia->spin))
+            goto both_spin;
+    } else
+        ib++;
+    goto end_cycle;
+
+    /* Both programs spin: run them ahead together (see run_spins), then
+       finish the cycle.  The flags must stand, with no count running. */
+both_spin:
+#ifdef DEBUG_REPEAT
+    if (!(likely(tape[0] && *flag_b && !alarm) && budget > SPIN_MIN)) fprintf(stderr, "spinno %d %d %d %d\n", tape[0], *flag_b, alarm, budget);
+#endif
+    if (likely(tape[0] && *flag_b && !alarm) && budget > SPIN_MIN) {
+        int32_t ahead = run_spins(ia, pa, &rep_a, ib, pb, &rep_b, bt->kettle, tape, flag_b,
+                                  budget - 1);
+        budget -= ahead;
+        spun += ahead;
+    }
+    goto end_cycle;
 b_rep1: REP_PUSH(ib, rep_b, sb, ib->count); goto *ops_b[ib->op];
 b_rep2: REP_DOWN(ib, rep_b, sb, low_b); goto *ops_b[ib->op];
 b_inner2: REP_PUSH(ib, rep_b, sb, 1); goto *ops_b[ib->op];
@@ -1068,7 +1278,7 @@ done:
         RECORD_STATE();
     SAVE();
     bt->decided_at = tie_found ? max_cycles : cycle;
-    j->cycles += cycle - first_cycle - skipped;
+    j->cycles += cycle - first_cycle - skipped - spun;
     return result;
 #undef CYCLE
 #undef SAVE
