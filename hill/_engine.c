@@ -46,8 +46,8 @@ enum {
        `+`, `-` or `.` and the repeat end that follows it, counting down (the
        `)` of (P)*N and the `{` of (A{B}C)) or up (the `)` of (A{B}C)) */
     OP_INC_DOWN, OP_DEC_DOWN, OP_WAIT_DOWN, OP_INC_UP, OP_DEC_UP, OP_WAIT_UP,
-    /* one-instruction loops (see mark_spins): (+)*N, (-)*N, (.)*N and the `]`
-       of [+], [-], [.] and [] */
+    /* the ends of short loops of + - . alone (see mark_spins): (++-)*N and
+       the like, and the `]` of [-], [+-.] and the like */
     OP_INC_SPIN, OP_DEC_SPIN, OP_WAIT_SPIN, OP_LOOP2_SPIN,
     OP_DONE,
     /* free instructions: repeat bookkeeping, no cycle */
@@ -414,21 +414,25 @@ static int drop_zero_repeats(POpList *l)
 /* ------------------------------------------------------------------------ */
 /* Compiled programs                                                        */
 
-/* The one-instruction loops, as seen from the instruction a program runs next */
-enum {
-    SPIN_NONE,
-    SPIN_REP,   /* (x)*N: x every cycle while the counter lasts */
-    SPIN_BODY,  /* the x of [x]: x, then the test */
-    SPIN_TEST,  /* the ] of [x]: the test, then x */
-    SPIN_IDLE,  /* the ] of []: the test every cycle */
-};
+/*
+ * A spin: a short loop of + - . alone, (P)*N or [P] with P at most SPIN_MAX
+ * instructions, which neither moves nor reads anything but (for [P]) its
+ * own cell.  Each instruction in one knows its place: `spin` packs the
+ * loop's length in cycles (P, or P + 1 with the test of `]`), the
+ * instruction's phase in it, and its kind; 0 outside spins.
+ */
+#define SPIN_MAX 8
+#define SPIN(length, phase, tests) (0x80 | (tests) << 6 | ((length) - 1) << 3 | (phase))
+#define SPIN_LENGTH(spin) ((((spin) >> 3) & 7) + 1)
+#define SPIN_PHASE(spin) ((spin) & 7)
+#define SPIN_TESTS(spin) (((spin) >> 6) & 1)
 
 typedef struct Insn {
     const struct Insn *jump; /* where to continue when a jump is taken */
     int32_t count;           /* repeat count */
     uint8_t op;
-    uint8_t spin;            /* SPIN_*: a one-instruction loop */
-    int8_t delta;            /* what its x does to the cell: +1, -1, 0 */
+    uint8_t spin;            /* SPIN(...): its place in a spin, 0 if none */
+    int8_t delta;            /* in a spin: what it does to the cell, +1, -1, 0 */
 } Insn;
 
 typedef struct {
@@ -542,28 +546,37 @@ static int arith_delta(int op)
 }
 
 /*
- * One-instruction loops: (x)*N (after fusion, an instruction that jumps to
- * itself), [x] and [] for x one of + - .  Two programs that both sit in one
- * can be run many cycles ahead at once (see run_spins); the right program's
- * spinning instructions get opcodes of their own, which look for that.
+ * Spins: a repeat end (fused with the + - . before it) or a `]` whose loop
+ * body, back to its jump target, is all plain + - . instructions.  Two
+ * programs that both spin can be run many cycles ahead at once (see
+ * run_spins); the right program's spin ends get opcodes of their own, which
+ * look for that.
  */
 static void mark_spins(Insn *code, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++) {
-        Insn *in = &code[i];
-        if (in->jump == in && in->op >= OP_INC_DOWN && in->op <= OP_WAIT_DOWN) {
-            in->delta = (int8_t)(in->op == OP_INC_DOWN ? 1 : in->op == OP_DEC_DOWN ? -1 : 0);
-            in->op = (uint8_t)(OP_INC_SPIN + (in->op - OP_INC_DOWN));
-            in->spin = SPIN_REP;
-        } else if (in->op == OP_LOOP2 && in->jump == in) {
-            in->op = OP_LOOP2_SPIN;
-            in->spin = SPIN_IDLE;
-        } else if (in->op == OP_LOOP2 && in->jump == in - 1 && arith_delta(in[-1].op) != 2) {
-            in->op = OP_LOOP2_SPIN;
-            in->spin = SPIN_TEST;
-            in[-1].spin = SPIN_BODY;
-            in->delta = in[-1].delta = (int8_t)arith_delta(in[-1].op);
+    for (int32_t end = 0; end < n; end++) {
+        Insn *in = &code[end];
+        int fused = in->op >= OP_INC_DOWN && in->op <= OP_WAIT_DOWN;
+        if (!fused && in->op != OP_LOOP2)
+            continue;
+        int32_t head = (int32_t)(in->jump - code);
+        if (head > end || end - head >= SPIN_MAX)
+            continue;
+        int32_t k = head;
+        while (k < end && arith_delta(code[k].op) != 2)
+            k++;
+        if (k < end)
+            continue;
+        for (k = head; k <= end; k++) {
+            code[k].spin = (uint8_t)SPIN(end - head + 1, k - head, !fused);
+            code[k].delta = (int8_t)(k < end ? arith_delta(code[k].op)
+                                     : !fused ? 0
+                                     : in->op == OP_INC_DOWN ? 1 : in->op == OP_DEC_DOWN ? -1 : 0);
         }
+        if (fused)
+            in->op = (uint8_t)(OP_INC_SPIN + (in->op - OP_INC_DOWN));
+        else
+            in->op = OP_LOOP2_SPIN;
     }
 }
 
@@ -582,7 +595,7 @@ static int build_code(ProgramObject *p, const POpList *l)
         Insn *in = &p->code[i];
         in->op = op->type;
         in->count = op->count;
-        in->spin = SPIN_NONE;
+        in->spin = 0;
         in->delta = 0;
         /* jumps land just past the partner: `[` past `]`, `)` past `(` */
         in->jump = (op->type == OP_LOOP1 || op->type == OP_LOOP2 || is_backjump(op->type))
@@ -629,12 +642,28 @@ typedef struct {
                              below it lived through (see repeat_of) */
 } ProgState;
 
+/*
+ * Battle statistics (hill/engine.py documents them; ANALYTICS.md defines
+ * them), counted when a joust asks for them, indexed by cell as the battle's
+ * tape has them (the shared battle's wide tape: see record_battle).  Heat is
+ * counted lazily: a program's pointer stays on its cell from cycle mark on,
+ * and the cycles since are added when it moves, when the state is copied
+ * (settle_heat) and when the battle ends, so the cycles the engine jumps
+ * over with no move count too, at no cost.
+ */
+typedef struct {
+    int32_t heat[2][WIDE_TAPE];  /* cycles at whose end the pointer stood there */
+    uint8_t decoy[2][WIDE_TAPE]; /* the largest |value| it left the cell at */
+    int32_t mark[2];             /* heat is counted up to the end of this cycle */
+} Stats;
+
 typedef struct {
     int32_t len;          /* tape length (before the tape: a pointer one cell
                              below it still points into the struct) */
     uint8_t tape[WIDE_TAPE];
     int32_t cycle;        /* cycles done */
-    int32_t deaths_a, deaths_b; /* consecutive end-of-cycle zero flags; 2: fell off */
+    /* consecutive end-of-cycle zero flags; FELL (and more) when it fell off */
+    int32_t deaths_a, deaths_b;
     int kettle;
     /* Highest cell the left program has stood on, lowest for the right one.
        Real battles start with them at the tape ends, so passing them means
@@ -642,7 +671,20 @@ typedef struct {
     int32_t hi_a, lo_b;
     ProgState a, b;
     int32_t decided_at; /* the game's length: the cycle limit for a tie found early */
+    Stats *stats;       /* NULL unless the joust counts statistics */
 } Battle;
+
+#define FELL 4 /* a fall: the zero-flag count is 2 at most, so the two never mix */
+
+/* One battle's statistics as a joust hands them out (hill/engine.py reads
+   this layout): cells as the left program sees the tape. */
+typedef struct {
+    int32_t cycles;
+    int32_t heat[2][MAX_TAPE];
+    int8_t tape[MAX_TAPE];
+    uint8_t decoy[2][MAX_TAPE];
+    int16_t unused;
+} BattleStats;
 
 typedef struct {
     int32_t *ip_a, *ip_b;   /* instruction each program runs in cycle k+1 */
@@ -663,14 +705,19 @@ typedef struct {
     long long cycles;           /* battle-cycles simulated, for benchmarks */
     long long game_cycles;      /* the 42 games' lengths added up */
     Battle fork, fork_snapshot, shared_snapshot;
+    BattleStats *stats;         /* the battles' statistics, or NULL: not counted */
 } Joust;
 
 static void copy_battle(Battle *to, const Battle *from)
 {
     int32_t *stack_a = to->a.stack, *stack_b = to->b.stack;
+    Stats *stats = to->stats;
     *to = *from;
     to->a.stack = stack_a;
     to->b.stack = stack_b;
+    to->stats = stats;
+    if (stats)
+        *stats = *from->stats;
     memcpy(stack_a, from->a.stack, (size_t)from->a.sp * sizeof *stack_a);
     memcpy(stack_b, from->b.stack, (size_t)from->b.sp * sizeof *stack_b);
 }
@@ -859,122 +906,181 @@ static void skip_periods(Battle *now, Battle *then, int64_t periods)
 
 static int fork_battles(Joust *j, const Battle *shared);
 
+/* Count the heat of the cycles since the marks, up to the end of `cycle`
+   (a pointer off the tape has none left to count). */
+static void settle_heat(Battle *bt, int32_t cycle)
+{
+    Stats *st = bt->stats;
+    int32_t ptr[2] = {bt->a.ptr, bt->b.ptr};
+    for (int p = 0; p < 2; p++) {
+        if (ptr[p] >= 0 && ptr[p] < bt->len)
+            st->heat[p][ptr[p]] += cycle - st->mark[p];
+        st->mark[p] = cycle;
+    }
+}
+
+/* After skip_periods: the periods jumped over heat as the one seen did
+   (their moves leave the same values: no decoy changes). */
+static void skip_heat(Battle *now, const Battle *then, int64_t periods)
+{
+    for (int p = 0; p < 2; p++)
+        for (int c = 0; c < now->len; c++)
+            now->stats->heat[p][c] +=
+                (int32_t)(periods * (now->stats->heat[p][c] - then->stats->heat[p][c]));
+    now->stats->mark[0] = now->stats->mark[1] = now->cycle;
+}
+
 /*
- * Spinning together.  When both programs sit in one-instruction loops
- * ((+)*N, [-], (.)*N, [] ...), neither pointer moves and each loop changes
- * its cell by the same steps in every period (one cycle, or two when a [x]
- * loop runs: x, then the test), so the state after any number of whole
- * periods follows by arithmetic, as long as nothing the loops or the rules
- * test changes its answer: a counter runs out, a tested cell becomes zero, a
- * flag falls to zero.  run_spins finds how many periods surely pass without
- * any of these and applies them at once.
+ * Spinning together.  When both programs spin (see mark_spins), neither
+ * pointer moves and each loop changes its cell by the same steps in every
+ * turn, so over a common period of L cycles (L the least common multiple of
+ * the two loops' lengths) each cell changes by the same steps every time,
+ * and the state after any number of whole periods follows by arithmetic, as
+ * long as nothing the loops or the rules test changes its answer: a counter
+ * runs out, a tested cell becomes zero, a flag falls to zero.  run_spins
+ * finds how many periods surely pass without any of these and applies them
+ * at once.
  *
- * Exact because each cell (one, if both pointers are on it) changes by
- * fixed steps e1 (, e2) per period, so the values it holds at the ends of
- * the cycles are v + j D and, in two-cycle periods, v + e1 + j D (D the
- * change per period); the engine keeps every one of those nonzero, and v
- * too, wherever a loop tests the cell or the cell is a flag.  Tests read the
- * cell as it was at the start of their cycle, that is v or one of those
- * values, so every test goes on as in the first period; the flags never
- * become zero, so no count of zero flags starts.  Repeat counters keep at
- * least one turn, so no repeat ends.
+ * Exact because the values a cell (one, if both pointers are on it) holds at
+ * the ends of the cycles form L progressions v + S_r + j D (S_r the change
+ * over the first r cycles of the period, D over the whole period); the
+ * engine keeps every one of those it passes nonzero, and v too, wherever a
+ * loop tests the cell or the cell is a flag.  A test reads its cell as it
+ * was at the start of its cycle, v or one of those values, so every test
+ * goes on as in the first period; the flags never become zero, so no count
+ * of zero flags starts; each repeat keeps at least one turn, so none ends.
  */
 #define SPIN_MIN 4 /* fewer cycles ahead than this: not worth the arithmetic */
 
-/* The least j >= 1 with v + j d = 0 (mod 256), or INT32_MAX if none. */
-static int32_t first_zero(int v, int d)
-{
-    unsigned uv = (unsigned)v & 255, ud = (unsigned)d & 255;
-    if (ud == 0)
-        return uv ? INT32_MAX : 1;
-    unsigned g = ud & -ud; /* the power of two in d: j d = -v needs it in v */
-    if (uv % g)
-        return INT32_MAX;
-    unsigned mod = 256 / g, odd = ud / g;
-    unsigned inverse = odd; /* odd * odd = 1 (mod 8); Newton doubles the bits */
-    inverse *= 2 - odd * inverse;
-    inverse *= 2 - odd * inverse;
-    unsigned j = ((mod - uv / g) % mod) * inverse % mod;
-    return j ? (int32_t)j : (int32_t)mod;
-}
-
+/* Solving v + j d = 0 (mod 256) for the least j >= 1, for one d and many v:
+   d = 2^k odd, so v needs the factor 2^k, and then j = -(v / 2^k) / odd
+   modulo 2^(8-k) (an odd number has an inverse modulo a power of two). */
 typedef struct {
-    int step[2];   /* what it does to its cell in each cycle of a period */
-    int tests;     /* it tests its cell */
-    int32_t room;  /* cycles before its counter runs out (INT32_MAX: none) */
-} Spin;
+    unsigned d, shift, low_bits, mask, inverse;
+} ZeroSolver;
 
-static Spin spin_of(const Insn *ip, int32_t rep, int d)
+static ZeroSolver zero_solver(int d)
 {
-    Spin s = {.room = INT32_MAX};
-    switch (ip->spin) {
-    case SPIN_REP:
-        s.step[0] = s.step[1] = d;
-        s.room = rep - 1; /* keep one turn for the real thing */
-        break;
-    case SPIN_BODY:
-        s.step[0] = d;
-        s.tests = 1;
-        break;
-    case SPIN_TEST:
-        s.step[1] = d;
-        s.tests = 1;
-        break;
-    default: /* SPIN_IDLE */
-        s.tests = 1;
-        break;
+    ZeroSolver z = {.d = (unsigned)d & 255};
+    if (z.d) {
+        z.shift = (unsigned)__builtin_ctz(z.d);
+        z.low_bits = (1u << z.shift) - 1;
+        z.mask = (256u >> z.shift) - 1;
+        unsigned odd = z.d >> z.shift;
+        z.inverse = odd; /* odd * odd = 1 (mod 8); each Newton step doubles the bits */
+        z.inverse *= 2 - odd * z.inverse;
+        z.inverse *= 2 - odd * z.inverse;
     }
-    return s;
+    return z;
 }
 
-/* Whole periods a cell allows: its values stay nonzero if it must. */
-static int32_t cell_periods(uint8_t v, const int *e, int period, int checked)
+/* The least j >= 1 with v + j d = 0 (mod 256), or INT32_MAX if none. */
+static inline int32_t first_zero(const ZeroSolver *z, unsigned v)
+{
+    v &= 255;
+    if (!z->d)
+        return v ? INT32_MAX : 1;
+    if (v & z->low_bits)
+        return INT32_MAX;
+    unsigned j = ((0u - (v >> z->shift)) * z->inverse) & z->mask;
+    return j ? (int32_t)j : (int32_t)(z->mask + 1);
+}
+
+/* What a spinning program does to its cell in each cycle of the period,
+   from its place now (ip), added to steps; returns whether it tests it. */
+static int spin_steps(const Insn *ip, int sign, int period, int *steps)
+{
+    int length = SPIN_LENGTH(ip->spin), at = SPIN_PHASE(ip->spin);
+    const Insn *head = ip - at;
+    for (int t = 0; t < period; t++) {
+        steps[t] += sign * head[at].delta;
+        if (++at == length)
+            at = 0;
+    }
+    return SPIN_TESTS(ip->spin);
+}
+
+/* Whole periods a cell allows (at most m): its values stay nonzero if they must. */
+static int32_t cell_periods(uint8_t v, const int *steps, int period, int checked, int32_t m)
 {
     if (!checked)
-        return INT32_MAX;
+        return m;
     if (!v)
         return 0;
-    int d = period == 2 ? e[0] + e[1] : e[0];
-    int32_t m = first_zero(v, d) - 1; /* v + j D for j = 1..m */
-    if (period == 2) {
-        int32_t odd = first_zero(v + e[0], d); /* v + e1 + j D for j = 0..m-1 */
-        if (((v + e[0]) & 255) == 0)
-            odd = 0;
-        m = odd < m ? odd : m;
+    int d = 0;
+    for (int t = 0; t < period; t++)
+        d += steps[t];
+    ZeroSolver z = zero_solver(d);
+    int32_t clear = first_zero(&z, v) - 1; /* v + j D, j = 1..m */
+    m = clear < m ? clear : m;
+    int u = v;
+    for (int r = 1; r < period && m > 0; r++) {
+        /* v + S_r + j D, j = 0..m-1 */
+        u += steps[r - 1];
+        clear = (u & 255) ? first_zero(&z, (unsigned)u) : 0;
+        m = clear < m ? clear : m;
     }
     return m;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Turns left before a repeat runs out, keeping one for the real thing. */
+static int32_t spin_turns(const Insn *ip, int32_t rep)
+{
+    return SPIN_TESTS(ip->spin) ? INT32_MAX : rep - 1;
 }
 
 static int32_t run_spins(const Insn *ia, uint8_t *pa, int32_t *rep_a, const Insn *ib, uint8_t *pb,
                          int32_t *rep_b, int kettle, const uint8_t *tape, const uint8_t *flag_b,
                          int32_t most)
 {
-    Spin a = spin_of(ia, *rep_a, ia->delta);
-    Spin b = spin_of(ib, *rep_b, kettle ? -ib->delta : ib->delta);
-    int period = (ia->spin == SPIN_BODY || ia->spin == SPIN_TEST || ib->spin == SPIN_BODY ||
-                  ib->spin == SPIN_TEST) ? 2 : 1;
-    int32_t cycles = a.room < b.room ? a.room : b.room;
-    cycles = cycles < most ? cycles : most;
-    int32_t periods = cycles / period;
+    int la = SPIN_LENGTH(ia->spin), lb = SPIN_LENGTH(ib->spin);
+    int period = la == lb ? la : la / gcd(la, lb) * lb;
+    /* whole periods before a repeat runs out or the checkpoint comes */
+    int32_t periods = most / period, turns;
+    turns = spin_turns(ia, *rep_a);
+    if (turns / (period / la) < periods)
+        periods = turns / (period / la);
+    turns = spin_turns(ib, *rep_b);
+    if (turns / (period / lb) < periods)
+        periods = turns / (period / lb);
+    if (periods * period < SPIN_MIN)
+        return 0;
     int same = pa == pb;
-    int ea[2] = {a.step[0] + (same ? b.step[0] : 0), a.step[1] + (same ? b.step[1] : 0)};
-    int32_t m = cell_periods(*pa, ea, period,
-                             a.tests || (same && b.tests) || pa == tape || pa == flag_b);
-    periods = m < periods ? m : periods;
-    if (!same) {
-        m = cell_periods(*pb, b.step, period, b.tests || pb == tape || pb == flag_b);
-        periods = m < periods ? m : periods;
-    }
-    cycles = periods * period;
+    int steps_a[SPIN_MAX * SPIN_MAX], steps_b[SPIN_MAX * SPIN_MAX];
+    for (int t = 0; t < period; t++)
+        steps_a[t] = steps_b[t] = 0;
+    int a_tests = spin_steps(ia, 1, period, steps_a);
+    int b_tests = spin_steps(ib, kettle ? -1 : 1, period, same ? steps_a : steps_b);
+    periods = cell_periods(*pa, steps_a, period,
+                           a_tests || (same && b_tests) || pa == tape || pa == flag_b, periods);
+    if (!same)
+        periods = cell_periods(*pb, steps_b, period, b_tests || pb == tape || pb == flag_b,
+                               periods);
+    int32_t cycles = periods * period;
     if (cycles < SPIN_MIN)
         return 0;
-    *pa = (uint8_t)(*pa + periods * (ea[0] + (period == 2 ? ea[1] : 0)));
+    int da = 0, db = 0;
+    for (int t = 0; t < period; t++) {
+        da += steps_a[t];
+        db += steps_b[t];
+    }
+    *pa = (uint8_t)(*pa + periods * da);
     if (!same)
-        *pb = (uint8_t)(*pb + periods * (b.step[0] + (period == 2 ? b.step[1] : 0)));
-    if (ia->spin == SPIN_REP)
-        *rep_a -= cycles;
-    if (ib->spin == SPIN_REP)
-        *rep_b -= cycles;
+        *pb = (uint8_t)(*pb + periods * db);
+    if (!SPIN_TESTS(ia->spin))
+        *rep_a -= cycles / la;
+    if (!SPIN_TESTS(ib->spin))
+        *rep_b -= cycles / lb;
     return cycles;
 }
 
@@ -1038,10 +1144,11 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     int alarm = deaths_a | deaths_b; /* a count of zero flags runs, or a fall */
     int32_t stop_at; /* the next checkpoint is at the end of cycle stop_at */
     int32_t budget;  /* cycles before it (kept in one register instead of two) */
-    int result, tie_found = 0;
+    int result, tie_found = 0, decided = 0;
     int32_t skipped = 0; /* cycles jumped over, not simulated */
     int32_t spun = 0;    /* cycles both programs spun through at once */
     uint8_t b_cell;
+    Stats *const stats = bt->stats;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
     const uint8_t *snap_pa = NULL, *snap_pb = NULL;
@@ -1049,6 +1156,18 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     int32_t next_snapshot = snapshot ? cycle + snap_interval : INT32_MAX;
 
 #define CYCLE() (stop_at - budget)
+/* Statistics, when counted: program p leaves the cell under ptr (in the
+   cycle after CYCLE(): its heat so far is counted, its value is a decoy). */
+#define LEAVE(p, ptr) do {                                                    \
+        if (unlikely(stats != NULL)) {                                          \
+            int32_t c_ = (int32_t)((ptr) - tape), now_ = CYCLE();               \
+            uint8_t v_ = *(ptr), abs_ = v_ < 128 ? v_ : (uint8_t)(256 - v_);    \
+            stats->heat[p][c_] += now_ - stats->mark[p];                        \
+            stats->mark[p] = now_;                                              \
+            if (abs_ > stats->decoy[p][c_])                                     \
+                stats->decoy[p][c_] = abs_;                                     \
+        }                                                                       \
+    } while (0)
 #define SAVE() do {                                                           \
         bt->a.ip = (int32_t)(ia - code_a); bt->b.ip = (int32_t)(ib - code_b);   \
         bt->a.ptr = (int32_t)(pa - tape); bt->b.ptr = (int32_t)(pb - tape);     \
@@ -1086,14 +1205,16 @@ cycle_start:
 a_inc: (*pa)++; ia++; goto *ops_b[ib->op];
 a_dec: (*pa)--; ia++; goto *ops_b[ib->op];
 a_left:
+    LEAVE(0, pa);
     if (unlikely(--pa < tape))
-        deaths_a = alarm = 2;
+        deaths_a = alarm = FELL;
     ia++;
     goto *ops_b[ib->op];
 a_right:
+    LEAVE(0, pa);
     if (unlikely(++pa > hi_a)) {
         if (pa == end)
-            deaths_a = alarm = 2;
+            deaths_a = alarm = FELL;
         else {
             hi_a = pa;
             stop_at -= budget - 1; /* shared battle: see whether to fork */
@@ -1129,14 +1250,16 @@ a_irep2: REP_UP(ia, rep_a, sa, low_a); goto *ops_a[ia->op];
 b_inc: (*pb)++; ib++; goto end_cycle;
 b_dec: (*pb)--; ib++; goto end_cycle;
 b_left:
+    LEAVE(1, pb);
     if (unlikely(++pb > flag_b))
-        deaths_b = alarm = 2;
+        deaths_b = alarm = FELL;
     ib++;
     goto end_cycle;
 b_right:
+    LEAVE(1, pb);
     if (unlikely(--pb < lo_b)) {
         if (pb < tape)
-            deaths_b = alarm = 2;
+            deaths_b = alarm = FELL;
         else {
             lo_b = pb;
             stop_at -= budget - 1;
@@ -1160,12 +1283,13 @@ b_wait_down: FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
 b_inc_up: (*pb)++; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
 b_dec_up: (*pb)--; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
 b_wait_up: FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
-    /* one-instruction loops: does the left program spin too? */
+    /* the end of a spin: does the left program spin too? */
 b_inc_spin: (*pb)++; goto b_spin;
 b_dec_spin: (*pb)--; goto b_spin;
 b_wait_spin:
 b_spin:
     if (likely(--rep_b)) {
+        ib = ib->jump;
         if (unlikely(ia->spin))
             goto both_spin;
     } else {
@@ -1185,9 +1309,6 @@ b_loop2_spin:
     /* Both programs spin: run them ahead together (see run_spins), then
        finish the cycle.  The flags must stand, with no count running. */
 both_spin:
-#ifdef DEBUG_REPEAT
-    if (!(likely(tape[0] && *flag_b && !alarm) && budget > SPIN_MIN)) fprintf(stderr, "spinno %d %d %d %d\n", tape[0], *flag_b, alarm, budget);
-#endif
     if (likely(tape[0] && *flag_b && !alarm) && budget > SPIN_MIN) {
         int32_t ahead = run_spins(ia, pa, &rep_a, ib, pb, &rep_b, bt->kettle, tape, flag_b,
                                   budget - 1);
@@ -1205,12 +1326,13 @@ end_cycle:
     /* The flags: while both stand and no count of zero flags is running,
        there is nothing to count (the counts are 0 and stay 0). */
     if (unlikely(!tape[0]) || unlikely(!*flag_b) || unlikely(alarm)) {
-        /* a zero flag twice in a row loses; a fall (2) stays */
-        deaths_a = tape[0] ? (deaths_a & 2) : deaths_a + 1;
-        deaths_b = *flag_b ? (deaths_b & 2) : deaths_b + 1;
+        /* a zero flag twice in a row loses; a fall stays */
+        deaths_a = tape[0] ? (deaths_a & FELL) : deaths_a + 1;
+        deaths_b = *flag_b ? (deaths_b & FELL) : deaths_b + 1;
         alarm = deaths_a | deaths_b;
         if (unlikely(alarm >= 2)) {
             result = deaths_a >= 2 ? (deaths_b >= 2 ? 0 : -1) : 1;
+            decided = 1;
             goto done;
         }
     }
@@ -1221,17 +1343,29 @@ end_cycle:
         SAVE();
         int64_t periods;
         int repeat = repeat_of(bt, snapshot, j, &periods);
-        if (repeat == REPEAT_TIE) {
+        if (repeat == REPEAT_TIE && !stats) {
             result = 0;
             tie_found = 1;
             goto done;
         }
+        if (repeat == REPEAT_TIE) {
+            /* statistics follow the battle to its last cycle: jump the whole
+               periods left, play the rest (less than a period) */
+            int32_t left = max_cycles - bt->cycle, period = bt->cycle - snapshot->cycle;
+            periods = left / period;
+            repeat = periods ? REPEAT_SKIP : NO_REPEAT;
+        }
         if (repeat == REPEAT_SKIP) {
+            if (stats)
+                settle_heat(bt, bt->cycle);
             skip_periods(bt, snapshot, periods);
+            if (stats)
+                skip_heat(bt, snapshot, periods);
             skipped += bt->cycle - CYCLE();
             rep_a = bt->a.rep;
             rep_b = bt->b.rep;
-            cycle = bt->cycle;
+            cycle = stop_at = bt->cycle;
+            budget = 0;
             /* a new phase may follow: snapshots start afresh from here */
             snap_interval = FIRST_SNAPSHOT / 2;
             next_snapshot = cycle;
@@ -1253,6 +1387,8 @@ checkpoint:
     }
     if (shared && (hi_a - tape) + (WIDE_TAPE - 1 - (lo_b - tape)) >= j->next_len - 1) {
         SAVE();
+        if (stats)
+            settle_heat(bt, cycle);
         if (fork_battles(j, bt) == RUN_FORKED) {
             result = RUN_FORKED;
             goto done;
@@ -1260,6 +1396,8 @@ checkpoint:
     }
     if (cycle >= next_snapshot) {
         SAVE();
+        if (stats)
+            settle_heat(bt, cycle);
         copy_battle(snapshot, bt);
         snap_ia = ia;
         snap_ib = ib;
@@ -1278,12 +1416,64 @@ done:
         RECORD_STATE();
     SAVE();
     bt->decided_at = tie_found ? max_cycles : cycle;
+    /* heat counts the cycles the battle went on after: not a deciding one */
+    if (stats && result != RUN_FORKED)
+        settle_heat(bt, decided ? cycle - 1 : cycle);
     j->cycles += cycle - first_cycle - skipped - spun;
     return result;
 #undef CYCLE
 #undef SAVE
 #undef RECORD_NEXT_INSTRUCTIONS
 #undef RECORD_STATE
+}
+
+/*
+ * A battle's statistics as the left program sees a tape of `len` cells.  A
+ * real battle has them so.  The shared battle (see fork_battles) has them on
+ * its wide tape, where the right program's cells lie `offset` cells further
+ * on, and its cells hold the two programs' changes apart: until they meet
+ * on a tape no cell has been changed by both, and in kettle the right
+ * program's changes are the negatives (decoys, as absolute values, are the
+ * same).
+ */
+static void map_stats(Stats *to, const Stats *from, int32_t len, int32_t offset)
+{
+    Stats wide = *from;
+    memset(to, 0, sizeof *to);
+    memcpy(to->heat[0], wide.heat[0], (size_t)len * sizeof(int32_t));
+    memcpy(to->heat[1], wide.heat[1] + offset, (size_t)len * sizeof(int32_t));
+    memcpy(to->decoy[0], wide.decoy[0], (size_t)len);
+    memcpy(to->decoy[1], wide.decoy[1] + offset, (size_t)len);
+    to->mark[0] = wide.mark[0];
+    to->mark[1] = wide.mark[1];
+}
+
+static void real_tape(uint8_t *to, const Battle *bt, int32_t len, int kettle)
+{
+    int32_t offset = bt->len - len;
+    for (int32_t c = 0; c < len; c++)
+        to[c] = offset ? (uint8_t)(bt->tape[c] + (kettle ? -1 : 1) * bt->tape[offset + c])
+                       : bt->tape[c];
+}
+
+/* Hand out a finished battle's statistics (ANALYTICS.md): a program that
+   falls off on the right ends the battle before its cycle counts. */
+static void record_battle(Joust *j, int index, const Battle *bt, int32_t len, int kettle)
+{
+    BattleStats *out = &j->stats[index];
+    Stats cells;
+    uint8_t tape[MAX_TAPE];
+    map_stats(&cells, bt->stats, len, bt->len - len);
+    real_tape(tape, bt, len, kettle);
+    memset(out, 0, sizeof *out);
+    out->cycles = bt->decided_at - (bt->deaths_b >= FELL);
+    for (int32_t c = 0; c < len; c++) {
+        out->tape[c] = (int8_t)tape[c];
+        for (int p = 0; p < 2; p++) {
+            out->heat[p][c] = cells.heat[p][c];
+            out->decoy[p][c] = cells.decoy[p][c];
+        }
+    }
 }
 
 /* Fork every tape length that the programs' visited ranges now span from
@@ -1298,10 +1488,10 @@ static int fork_battles(Joust *j, const Battle *shared)
             Battle *bt = &j->fork;
             copy_battle(bt, shared);
             /* in kettle the right program's cells are the negatives */
-            int sign = kettle ? -1 : 1;
-            for (int32_t c = 0; c < len; c++)
-                bt->tape[c] = (uint8_t)(shared->tape[c] + sign * shared->tape[offset + c]);
+            real_tape(bt->tape, shared, len, kettle);
             memset(bt->tape + len, 0, WIDE_TAPE - len);
+            if (bt->stats)
+                map_stats(bt->stats, shared->stats, len, offset);
             bt->len = len;
             bt->kettle = kettle;
             bt->hi_a = len - 1;
@@ -1310,6 +1500,8 @@ static int fork_battles(Joust *j, const Battle *shared)
             int r = run_battle(bt, j, &j->fork_snapshot, NULL);
             j->outcome[kettle * N_TAPES + (len - MIN_TAPE)] = (int8_t)r;
             j->game_cycles += bt->decided_at;
+            if (j->stats)
+                record_battle(j, kettle * N_TAPES + (len - MIN_TAPE), bt, len, kettle);
         }
     }
     return j->next_len > MAX_TAPE ? RUN_FORKED : 0;
@@ -1318,9 +1510,14 @@ static int fork_battles(Joust *j, const Battle *shared)
 static void start_battle(Battle *bt, int32_t len, int kettle)
 {
     int32_t *stack_a = bt->a.stack, *stack_b = bt->b.stack;
+    Stats *stats = bt->stats;
     memset(bt, 0, sizeof *bt);
     bt->a.stack = stack_a;
     bt->b.stack = stack_b;
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        bt->stats = stats;
+    }
     bt->len = len;
     bt->kettle = kettle;
     bt->tape[0] = 128;
@@ -1351,8 +1548,13 @@ static int run_joust(Joust *j)
     Battle shared;
     Battle *battles[] = {&shared, &j->shared_snapshot, &j->fork, &j->fork_snapshot};
     int32_t *block = give_stacks(battles, 4, j->left->stack_depth, j->right->stack_depth);
-    if (!block)
+    Stats *stats = j->stats ? calloc(4, sizeof *stats) : NULL;
+    if (!block || (j->stats && !stats)) {
+        free(block);
         return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        battles[i]->stats = stats ? &stats[i] : NULL;
     j->next_len = MIN_TAPE;
     j->cycles = j->game_cycles = 0;
     start_battle(&shared, WIDE_TAPE, 0);
@@ -1363,9 +1565,12 @@ static int run_joust(Joust *j)
             j->outcome[len - MIN_TAPE] = (int8_t)r;
             j->outcome[N_TAPES + len - MIN_TAPE] = (int8_t)r;
             j->game_cycles += 2 * (long long)shared.decided_at;
+            for (int kettle = 0; j->stats && kettle < 2; kettle++)
+                record_battle(j, kettle * N_TAPES + (len - MIN_TAPE), &shared, len, kettle);
         }
     }
     free(block);
+    free(stats);
     return 0;
 }
 
@@ -1451,19 +1656,31 @@ static PyObject *engine_joust(PyObject *module, PyObject *args)
 {
     ProgramObject *left, *right;
     long max_cycles = MAX_CYCLES;
-    if (!PyArg_ParseTuple(args, "O!O!|l", &ProgramType, &left, &ProgramType, &right, &max_cycles))
+    int with_stats = 0;
+    if (!PyArg_ParseTuple(args, "O!O!|lp", &ProgramType, &left, &ProgramType, &right,
+                          &max_cycles, &with_stats))
         return NULL;
     if (parse_max_cycles(max_cycles) < 0)
         return NULL;
     Joust j = {.left = left, .right = right, .max_cycles = (int32_t)max_cycles};
+    if (with_stats && !(j.stats = malloc(N_BATTLES * sizeof *j.stats)))
+        return PyErr_NoMemory();
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = run_joust(&j);
     Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
     if (rc < 0)
-        return PyErr_NoMemory();
-    return Py_BuildValue("(y#LL)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES, j.cycles,
-                         j.game_cycles);
+        PyErr_NoMemory();
+    else if (with_stats)
+        result = Py_BuildValue("(y#LLy#)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES,
+                               j.cycles, j.game_cycles, (const char *)j.stats,
+                               (Py_ssize_t)(N_BATTLES * sizeof *j.stats));
+    else
+        result = Py_BuildValue("(y#LL)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES,
+                               j.cycles, j.game_cycles);
+    free(j.stats);
+    return result;
 }
 
 static PyObject *engine_trace(PyObject *module, PyObject *args)
@@ -1486,7 +1703,7 @@ static PyObject *engine_trace(PyObject *module, PyObject *args)
         .ptr_a = malloc(n), .ptr_b = malloc(n),
         .tape = malloc(n * (size_t)len),
     };
-    Battle bt;
+    Battle bt = {.stats = NULL};
     Battle *battles[] = {&bt};
     int32_t *stacks = give_stacks(battles, 1, left->stack_depth, right->stack_depth);
     PyObject *result = NULL;
@@ -1530,8 +1747,9 @@ static PyMethodDef engine_methods[] = {
      "compile(source: bytes) -> Program; raises ParseError((name, offset, other_offset)), "
      "name one of PARSE_ERRORS"},
     {"joust", engine_joust, METH_VARARGS,
-     "joust(left, right, max_cycles=100000) -> "
-     "(42 outcome bytes as int8, cycles simulated, cycles the 42 games lasted)"},
+     "joust(left, right, max_cycles=100000, stats=False) -> "
+     "(42 outcome bytes as int8, cycles simulated, cycles the 42 games lasted"
+     "[, the 42 battles' statistics: STATS_SIZE bytes each])"},
     {"trace", engine_trace, METH_VARARGS,
      "trace(left, right, tape_length, kettle, max_cycles=100000) -> "
      "(outcome, cycles, ip_left, ip_right, ptr_left, ptr_right, tapes)"},
@@ -1575,6 +1793,7 @@ PyMODINIT_FUNC PyInit__engine(void)
         PyModule_AddIntConstant(m, "MIN_TAPE", MIN_TAPE) < 0 ||
         PyModule_AddIntConstant(m, "MAX_TAPE", MAX_TAPE) < 0 ||
         PyModule_AddIntConstant(m, "BATTLES", N_BATTLES) < 0 ||
+        PyModule_AddIntConstant(m, "STATS_SIZE", (long)sizeof(BattleStats)) < 0 ||
         PyModule_AddObject(m, "PARSE_ERRORS", errors) < 0) {
         Py_XDECREF(errors);
         Py_DECREF(m);

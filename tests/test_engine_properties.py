@@ -299,3 +299,75 @@ def test_locks_at_the_full_cycle_limit(
     )
     result = engine.joust(engine.compile_program(left), engine.compile_program(right))
     assert result.outcomes[engine.battle_index(length, polarity)] == expected
+
+
+# --- battle statistics ---------------------------------------------------------
+# Counted by the engine as an option of the same battles, through every
+# shortcut (the shared prefix, ties found early, jumps ahead): each must
+# equal the reference interpreter's count from the spec's words.
+
+
+def _assert_stats_match(left: str, right: str, max_cycles: int, only: int | None = None) -> None:
+    result = engine.joust(
+        engine.compile_program(left),
+        engine.compile_program(right),
+        max_cycles=max_cycles,
+        stats=True,
+    )
+    assert result.battles is not None
+    assert [b.outcome for b in result.battles] == list(result.outcomes)
+    reference_left, reference_right = _reference(left), _reference(right)
+    for index, battle in enumerate(result.battles):
+        if only is not None and index != only:
+            continue
+        outcome, expected = refinterp.battle_stats(
+            reference_left, reference_right, battle.tape, battle.polarity == "kettle", max_cycles
+        )
+        assert (battle.tape, battle.polarity) == engine.battle_config(index)
+        assert battle.outcome == outcome, (battle.tape, battle.polarity)
+        assert battle.cycles == expected.cycles, (battle.tape, battle.polarity)
+        assert list(battle.tape_end) == expected.tape_end, (battle.tape, battle.polarity)
+        assert [list(h) for h in battle.heat] == expected.heat, (battle.tape, battle.polarity)
+        assert [list(d) for d in battle.decoy] == expected.decoy, (battle.tape, battle.polarity)
+
+
+@_settings(60)
+@given(ATTACKERS, ATTACKERS, st.integers(1, 1500))
+def test_statistics_match_the_reference_interpreter(left: str, right: str, max_cycles: int) -> None:
+    _assert_stats_match(left, right, max_cycles)
+
+
+@_settings(40)
+@given(
+    st.one_of(LOCKERS, SPINNERS), st.one_of(LOCKERS, SPINNERS, ATTACKERS), st.integers(200, 3000)
+)
+def test_statistics_through_the_shortcuts(left: str, right: str, max_cycles: int) -> None:
+    _assert_stats_match(left, right, max_cycles)
+
+
+@_settings(8)
+@given(LOCKERS, st.one_of(LOCKERS, ATTACKERS), st.integers(0, engine.BATTLES - 1))
+def test_statistics_at_the_full_cycle_limit(left: str, right: str, index: int) -> None:
+    _assert_stats_match(left, right, engine.MAX_CYCLES, only=index)
+
+
+def test_statistics_edge_cases() -> None:
+    """Falls on either side (which cycle counts), both at once, a fall while a
+    flag dies, flags at zero, decoys of -128 and off the tape, long ties."""
+    cases = [
+        ("<", ""),
+        ("", "<"),
+        ("<", "<"),
+        ("(-)*128", "(.)*128<"),
+        ("(-)*128", "(.)*127<"),
+        ("(-)*128", "(-)*128"),
+        ("(-)*128+", ""),
+        ("(-)*128<", ""),
+        ("(>)*9([-]>)*21", "[]"),
+        ("(>)*9(-)*128>", ">(+)*128<[]"),
+        ("(>)*8(+-)*-1", "(>)*8(-+)*-1"),
+        (">(+)*128(>)*30", "(-)*127[]"),
+    ]
+    for left, right in cases:
+        _assert_stats_match(left, right, 1000)
+        _assert_stats_match(right, left, 1000)
