@@ -13,9 +13,11 @@ fis/chainlance, the established hill's batch interpreter) it is timed in
 the same run on the same 98 programs, interleaved with ours (genelance
 plays all 9604 ordered pairs: it has no notion of pairs played once), and
 the ratio of the minima is printed; its scores are checked too.  With
+`--stats` the engine is timed with the battle statistics counted as well
+(`joust(..., stats=True)`: the same battles, each one's records kept).  With
 `--cli` the whole `python -m hill matrix --jobs 1` command is timed too.
 
-    .venv/bin/python bench/matrix.py [--repeat 5] [--jobs N] [--gearlance PATH] [--cli]
+    .venv/bin/python bench/matrix.py [--repeat 5] [--jobs N] [--gearlance PATH] [--stats] [--cli]
 """
 
 from __future__ import annotations
@@ -40,14 +42,14 @@ def reference() -> tuple[list[Path], list[str]]:
     return paths, (REFERENCE / "results.txt").read_text().splitlines()
 
 
-def play_matrix(paths: list[Path], expected: list[str], jobs: int) -> str:
+def play_matrix(paths: list[Path], expected: list[str], jobs: int, stats: bool = False) -> str:
     """Compile the programs and joust each pair once; a line of figures."""
     sources = [path.read_bytes() for path in paths]
     programs = [engine.compile_program(source) for source in sources]
     n = len(programs)
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     jousts = [(programs[i], programs[j]) for i, j in pairs]
-    results = engine.joust_pairs(jousts, jobs=jobs)
+    results = engine.joust_pairs(jousts, jobs=jobs, stats=stats)
     wrong = sum(str(r) != expected[i * n + j] for (i, j), r in zip(pairs, results, strict=True))
     games = sum(r.game_cycles for r in results)
     simulated = sum(r.cycles for r in results)
@@ -102,12 +104,15 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=engine.default_jobs(), help="all cores")
     parser.add_argument("--repeat", type=int, default=5, help="interleaved runs of each")
     parser.add_argument("--gearlance", metavar="PATH", help="a genelance binary to time as well")
+    parser.add_argument("--stats", action="store_true", help="time the statistics on as well")
     parser.add_argument("--cli", action="store_true", help="time `python -m hill matrix` too")
     args = parser.parse_args()
     paths, expected = reference()
     runs: dict[str, Callable[[], str]] = {
         "engine, 1 thread": lambda: play_matrix(paths, expected, 1)
     }
+    if args.stats:
+        runs["engine + stats, 1 thread"] = lambda: play_matrix(paths, expected, 1, stats=True)
     if args.jobs > 1:
         runs[f"engine, {args.jobs} threads"] = lambda: play_matrix(paths, expected, args.jobs)
     if args.cli:
@@ -133,6 +138,9 @@ def main() -> None:
     for label in runs:
         print(summary(label, times[label], figures[label]))
     base = min(times["engine, 1 thread"])
+    if args.stats:
+        with_stats = min(times["engine + stats, 1 thread"])
+        print(f"statistics on: x {with_stats / base:.2f} the time (minima)")
     if args.gearlance:
         gear = min(times["genelance (gearlance)"])
         print(f"ratio to gearlance (minima): engine alone {base / gear:.3f}", end="")

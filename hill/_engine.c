@@ -417,21 +417,23 @@ static int drop_zero_repeats(POpList *l)
 /*
  * A spin: a short loop of + - . alone, (P)*N or [P] with P at most SPIN_MAX
  * instructions, which neither moves nor reads anything but (for [P]) its
- * own cell.  Each instruction in one knows its place: `spin` packs the
- * loop's length in cycles (P, or P + 1 with the test of `]`), the
- * instruction's phase in it, and its kind; 0 outside spins.
+ * own cell.  Each instruction in one knows its place: `spin` holds the
+ * loop's length in cycles (P, or P + 1 with the test of `]`; 0 outside
+ * spins) and whether the loop tests its cell, `phase` the instruction's
+ * place in it.
  */
-#define SPIN_MAX 8
-#define SPIN(length, phase, tests) (0x80 | (tests) << 6 | ((length) - 1) << 3 | (phase))
-#define SPIN_LENGTH(spin) ((((spin) >> 3) & 7) + 1)
-#define SPIN_PHASE(spin) ((spin) & 7)
-#define SPIN_TESTS(spin) (((spin) >> 6) & 1)
+#define SPIN_MAX 32
+#define SPIN_PERIOD_MAX 256 /* two spins whose periods' multiple is longer: not worth it */
+#define SPIN_TESTED 0x80
+#define SPIN_LENGTH(spin) ((spin) & 0x3f)
+#define SPIN_TESTS(spin) (((spin) & SPIN_TESTED) != 0)
 
 typedef struct Insn {
     const struct Insn *jump; /* where to continue when a jump is taken */
     int32_t count;           /* repeat count */
     uint8_t op;
-    uint8_t spin;            /* SPIN(...): its place in a spin, 0 if none */
+    uint8_t spin;            /* in a spin: its length, | SPIN_TESTED; else 0 */
+    uint8_t phase;           /* in a spin: its place in the loop */
     int8_t delta;            /* in a spin: what it does to the cell, +1, -1, 0 */
 } Insn;
 
@@ -568,7 +570,8 @@ static void mark_spins(Insn *code, int32_t n)
         if (k < end)
             continue;
         for (k = head; k <= end; k++) {
-            code[k].spin = (uint8_t)SPIN(end - head + 1, k - head, !fused);
+            code[k].spin = (uint8_t)((end - head + 1) | (fused ? 0 : SPIN_TESTED));
+            code[k].phase = (uint8_t)(k - head);
             code[k].delta = (int8_t)(k < end ? arith_delta(code[k].op)
                                      : !fused ? 0
                                      : in->op == OP_INC_DOWN ? 1 : in->op == OP_DEC_DOWN ? -1 : 0);
@@ -595,7 +598,7 @@ static int build_code(ProgramObject *p, const POpList *l)
         Insn *in = &p->code[i];
         in->op = op->type;
         in->count = op->count;
-        in->spin = 0;
+        in->spin = in->phase = 0;
         in->delta = 0;
         /* jumps land just past the partner: `[` past `]`, `)` past `(` */
         in->jump = (op->type == OP_LOOP1 || op->type == OP_LOOP2 || is_backjump(op->type))
@@ -986,30 +989,14 @@ static inline int32_t first_zero(const ZeroSolver *z, unsigned v)
     return j ? (int32_t)j : (int32_t)(z->mask + 1);
 }
 
-/* What a spinning program does to its cell in each cycle of the period,
-   from its place now (ip), added to steps; returns whether it tests it. */
-static int spin_steps(const Insn *ip, int sign, int period, int *steps)
-{
-    int length = SPIN_LENGTH(ip->spin), at = SPIN_PHASE(ip->spin);
-    const Insn *head = ip - at;
-    for (int t = 0; t < period; t++) {
-        steps[t] += sign * head[at].delta;
-        if (++at == length)
-            at = 0;
-    }
-    return SPIN_TESTS(ip->spin);
-}
-
-/* Whole periods a cell allows (at most m): its values stay nonzero if they must. */
-static int32_t cell_periods(uint8_t v, const int *steps, int period, int checked, int32_t m)
+/* Whole periods a cell allows (at most m): its values v + S_r + j D stay
+   nonzero if they must (steps: its change in each cycle of the period). */
+static int32_t cell_periods(uint8_t v, const int *steps, int period, int d, int checked, int32_t m)
 {
     if (!checked)
         return m;
     if (!v)
         return 0;
-    int d = 0;
-    for (int t = 0; t < period; t++)
-        d += steps[t];
     ZeroSolver z = zero_solver(d);
     int32_t clear = first_zero(&z, v) - 1; /* v + j D, j = 1..m */
     m = clear < m ? clear : m;
@@ -1023,20 +1010,18 @@ static int32_t cell_periods(uint8_t v, const int *steps, int period, int checked
     return m;
 }
 
-static int gcd(int a, int b)
+/* Cycles left before a repeat runs out, keeping a turn for the real thing. */
+static int32_t spin_room(const Insn *ip, int32_t rep)
 {
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
+    return SPIN_TESTS(ip->spin) ? INT32_MAX : (rep - 1) * SPIN_LENGTH(ip->spin);
 }
 
-/* Turns left before a repeat runs out, keeping one for the real thing. */
-static int32_t spin_turns(const Insn *ip, int32_t rep)
+static int lcm(int a, int b)
 {
-    return SPIN_TESTS(ip->spin) ? INT32_MAX : rep - 1;
+    int m = a;
+    while (m % b)
+        m += a;
+    return m;
 }
 
 static int32_t run_spins(const Insn *ia, uint8_t *pa, int32_t *rep_a, const Insn *ib, uint8_t *pb,
@@ -1044,43 +1029,50 @@ static int32_t run_spins(const Insn *ia, uint8_t *pa, int32_t *rep_a, const Insn
                          int32_t most)
 {
     int la = SPIN_LENGTH(ia->spin), lb = SPIN_LENGTH(ib->spin);
-    int period = la == lb ? la : la / gcd(la, lb) * lb;
     /* whole periods before a repeat runs out or the checkpoint comes */
-    int32_t periods = most / period, turns;
-    turns = spin_turns(ia, *rep_a);
-    if (turns / (period / la) < periods)
-        periods = turns / (period / la);
-    turns = spin_turns(ib, *rep_b);
-    if (turns / (period / lb) < periods)
-        periods = turns / (period / lb);
-    if (periods * period < SPIN_MIN)
+    int32_t room_a = spin_room(ia, *rep_a), room_b = spin_room(ib, *rep_b);
+    int32_t room = room_a < room_b ? room_a : room_b;
+    room = room < most ? room : most;
+    if (room < SPIN_MIN)
         return 0;
-    int same = pa == pb;
-    int steps_a[SPIN_MAX * SPIN_MAX], steps_b[SPIN_MAX * SPIN_MAX];
-    for (int t = 0; t < period; t++)
-        steps_a[t] = steps_b[t] = 0;
-    int a_tests = spin_steps(ia, 1, period, steps_a);
-    int b_tests = spin_steps(ib, kettle ? -1 : 1, period, same ? steps_a : steps_b);
-    periods = cell_periods(*pa, steps_a, period,
-                           a_tests || (same && b_tests) || pa == tape || pa == flag_b, periods);
+    int period = la == lb ? la : lb == 1 ? la : la == 1 ? lb : lcm(la, lb);
+    if (period > SPIN_PERIOD_MAX)
+        return 0;
+    int32_t periods = period == 1 ? room : room / period;
+    /* what each program does to its cell in each cycle of the period, from
+       its place now; on one cell, both */
+    int same = pa == pb, sign_b = kettle ? -1 : 1;
+    int steps_a[SPIN_PERIOD_MAX], steps_b[SPIN_PERIOD_MAX], da = 0, db = 0;
+    const Insn *head_a = ia - ia->phase, *head_b = ib - ib->phase;
+    for (int t = 0, at_a = ia->phase, at_b = ib->phase; t < period; t++) {
+        int x = head_a[at_a].delta, y = sign_b * head_b[at_b].delta;
+        at_a = at_a + 1 == la ? 0 : at_a + 1;
+        at_b = at_b + 1 == lb ? 0 : at_b + 1;
+        da += x;
+        db += y;
+        steps_a[t] = same ? x + y : x;
+        steps_b[t] = y;
+    }
+    if (same) {
+        da += db;
+        db = 0;
+    }
+    int tests_a = SPIN_TESTS(ia->spin), tests_b = SPIN_TESTS(ib->spin);
+    periods = cell_periods(*pa, steps_a, period, da,
+                           tests_a || (same && tests_b) || pa == tape || pa == flag_b, periods);
     if (!same)
-        periods = cell_periods(*pb, steps_b, period, b_tests || pb == tape || pb == flag_b,
+        periods = cell_periods(*pb, steps_b, period, db, tests_b || pb == tape || pb == flag_b,
                                periods);
     int32_t cycles = periods * period;
     if (cycles < SPIN_MIN)
         return 0;
-    int da = 0, db = 0;
-    for (int t = 0; t < period; t++) {
-        da += steps_a[t];
-        db += steps_b[t];
-    }
     *pa = (uint8_t)(*pa + periods * da);
     if (!same)
         *pb = (uint8_t)(*pb + periods * db);
     if (!SPIN_TESTS(ia->spin))
-        *rep_a -= cycles / la;
+        *rep_a -= periods * (period / la);
     if (!SPIN_TESTS(ib->spin))
-        *rep_b -= cycles / lb;
+        *rep_b -= periods * (period / lb);
     return cycles;
 }
 

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -152,8 +153,9 @@ class BattleStats:
         }
 
 
-# the native engine's record of one battle's statistics (BattleStats in _engine.c)
-_STATS_RECORD = np.dtype(
+# the native engine's record of one battle's statistics (BattleStats in _engine.c):
+# JoustResult.records holds the 42 of a joust as they came, for storing them
+STATS_RECORD = np.dtype(
     [
         ("cycles", "<i4"),
         ("heat", "<i4", (2, MAX_TAPE)),
@@ -162,11 +164,11 @@ _STATS_RECORD = np.dtype(
         ("unused", "<i2"),
     ]
 )
-assert _STATS_RECORD.itemsize == _engine.STATS_SIZE
+assert STATS_RECORD.itemsize == _engine.STATS_SIZE
 
 
-def _battle_stats(raw: bytes, outcomes: Sequence[int]) -> tuple[BattleStats, ...]:
-    records = np.frombuffer(raw, dtype=_STATS_RECORD)
+def battle_stats(records: np.ndarray, outcomes: Sequence[int]) -> tuple[BattleStats, ...]:
+    """The 42 battles' statistics from a joust's records (STATS_RECORD)."""
     battles = []
     for index, record in enumerate(records):
         length, polarity = battle_config(index)
@@ -191,8 +193,9 @@ class JoustResult:
     """The 42 outcomes of a joust, from the left program's side.
 
     outcomes[i] is +1 (left wins), 0 (tie) or -1 (right wins); sieve tape
-    lengths 10..30 first, then kettle 10..30.  `battles` holds each battle's
-    statistics in the same order when the joust was asked for them.
+    lengths 10..30 first, then kettle 10..30.  When the joust was asked for
+    statistics, `records` holds the 42 battles' (STATS_RECORD, in the same
+    order) and `battles` reads them.
     """
 
     outcomes: tuple[int, ...]
@@ -200,7 +203,11 @@ class JoustResult:
     # early cut short), and the cycles the 42 games lasted
     cycles: int = field(default=0, compare=False)
     game_cycles: int = field(default=0, compare=False)
-    battles: tuple[BattleStats, ...] | None = field(default=None, compare=False)
+    records: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def battles(self) -> tuple[BattleStats, ...] | None:
+        return None if self.records is None else battle_stats(self.records, self.outcomes)
 
     @property
     def score(self) -> int:
@@ -250,7 +257,7 @@ def joust(
         return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles, game_cycles)
     raw, cycles, game_cycles, records = _engine.joust(left.native, right.native, max_cycles, True)
     outcomes = tuple(np.frombuffer(raw, dtype=np.int8).tolist())
-    return JoustResult(outcomes, cycles, game_cycles, _battle_stats(records, outcomes))
+    return JoustResult(outcomes, cycles, game_cycles, np.frombuffer(records, dtype=STATS_RECORD))
 
 
 def stats_json_lines(result: JoustResult) -> Iterator[str]:
