@@ -1302,8 +1302,12 @@ b_loop2_spin:
        finish the cycle.  The flags must stand, with no count running. */
 both_spin:
     if (likely(tape[0] && *flag_b && !alarm) && budget > SPIN_MIN) {
-        int32_t ahead = run_spins(ia, pa, &rep_a, ib, pb, &rep_b, bt->kettle, tape, flag_b,
-                                  budget - 1);
+        /* (copies: a counter whose address is taken would leave its register) */
+        int32_t counters[2] = {rep_a, rep_b};
+        int32_t ahead = run_spins(ia, pa, &counters[0], ib, pb, &counters[1], bt->kettle, tape,
+                                  flag_b, budget - 1);
+        rep_a = counters[0];
+        rep_b = counters[1];
         budget -= ahead;
         spun += ahead;
     }
