@@ -1,5 +1,6 @@
 /*
- * hill._engine: the native BF Joust engine (parse, compile, joust, trace).
+ * hill._engine: the native BF Joust engine (parse, compile, joust, trace,
+ * battle statistics).
  *
  * The Python API lives in hill/engine.py; this file only does the hot work.
  *
@@ -16,6 +17,17 @@
  * test is blind to the sign of a program's own cells).  So one "shared"
  * battle is simulated on a wide tape and each (length, polarity) battle is
  * forked off it only when the two visited ranges meet on that length.
+ *
+ * The interpreter (run_battle) runs one dispatch per instruction, with
+ * superinstructions for the hottest pairs; beside it, each in a section of
+ * its own with the argument for why it is exact, the shortcuts that decide
+ * most battles without simulating most of their cycles:
+ *   - repeated states: a tie proven early, or a jump ahead by whole periods
+ *     when everything but some repeat counters comes back (repeat_of);
+ *   - spinning together: both programs in short loops of + - . alone, run
+ *     ahead by arithmetic (run_spins).
+ * Statistics (cycles, final tape, heat, decoys) are an option of the same
+ * battles, counted so that every shortcut keeps them exact.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -725,6 +737,9 @@ static void copy_battle(Battle *to, const Battle *from)
     memcpy(stack_b, from->b.stack, (size_t)from->b.sp * sizeof *stack_b);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Repeated states                                                          */
+
 /*
  * Repeated states.  Programs that neither win nor lose mostly settle into a
  * loop: the whole state comes back after some P cycles, except repeat
@@ -933,6 +948,9 @@ static void skip_heat(Battle *now, const Battle *then, int64_t periods)
     now->stats->mark[0] = now->stats->mark[1] = now->cycle;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Spinning together                                                        */
+
 /*
  * Spinning together.  When both programs spin (see mark_spins), neither
  * pointer moves and each loop changes its cell by the same steps in every
@@ -1076,15 +1094,19 @@ static int32_t run_spins(const Insn *ia, uint8_t *pa, int32_t *rep_a, const Insn
     return cycles;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The interpreter                                                          */
+
 /*
  * The interpreter.  Each cycle the left program runs one real instruction,
  * then the right one; the right one's loop tests read the cell as it was
  * before the left one acted, so both see the tape of the start of the cycle.
- * Falling off the tape counts as a dead flag (deaths = 2), decided at the
- * end of the cycle like the flags.  The common path is one indirect jump per
- * instruction; everything rare (trace, cycle limit, snapshots, forks) waits
- * for the checkpoint at `stop_at`.  `snapshot` is NULL for a traced battle:
- * a trace shows every cycle.
+ * Falling off the tape counts as a dead flag (deaths = FELL), decided at
+ * the end of the cycle like the flags.  The common path is one indirect jump
+ * per instruction; everything rare (trace, cycle limit, snapshots, forks)
+ * waits for the checkpoint at `stop_at`.  `snapshot` is NULL for a traced
+ * battle: a trace shows every cycle, with no shortcut.  With statistics on
+ * (bt->stats), a move also counts the heat and the decoy of the cell left.
  */
 static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
 {
@@ -1422,6 +1444,9 @@ done:
 #undef RECORD_NEXT_INSTRUCTIONS
 #undef RECORD_STATE
 }
+
+/* ------------------------------------------------------------------------ */
+/* Jousts: the shared battle, its forks, their statistics                  */
 
 /*
  * A battle's statistics as the left program sees a tape of `len` cells.  A
