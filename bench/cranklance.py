@@ -8,7 +8,7 @@ pointer heat).  This script plays the same jousts with
 `engine.joust(..., stats=True)` and compares them field by field, with the
 outcomes: every pair of the 98 reference programs (4753 jousts) and pairs of
 varied programs (mutated and crossed hill programs, wiki strategies, random
-noise: bench/varied.py) and of random programs made to lock and spin.
+noise: hill/engine/varied.py) and of random programs made to lock and spin.
 
 Prints how many jousts, battles and values were compared and every
 disagreement (the first few of each kind in full).  A check, not a test:
@@ -30,10 +30,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from varied import reference_pool, varied_pool
-
 from hill import engine
+from hill.engine.varied import reference_pool, varied_pool
 
 FIELDS = ("outcome", "cycles", "tape_end", "heat", "decoy")
 LINE = re.compile(r"^(CYCLES|TAPEABS|TAPEMAX|TAPEHEAT)\[(\d),(\d+)\] =(.*)$")

@@ -37,8 +37,8 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from hill import scoring
 from hill.ladder.ratings import BATTLES, Games, Ratings
+from hill.rules import scoring
 
 COMPONENTS = 3  # free skew-symmetric pairs (x_k, y_k)
 # L2 penalty on the slopes and components, per effective battle of a joust

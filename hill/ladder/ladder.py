@@ -4,7 +4,7 @@ Rounds of jousts chosen by a pairing rule (hill.ladder.pairing), played
 through a `Player` (the seam to whatever plays jousts: the arena for files,
 the hill's stored jousts and arena in the hill), then the ratings refitted;
 at the end the markov ranking of the full round robin is estimated
-(hill.ladder.estimate) and every statistic of STATISTICS.md computed over the jousts played.
+(hill.ladder.estimate) and every statistic of docs/statistics.md computed over the jousts played.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hill import arena, engine, scoring, statistics
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
 from hill.ladder import pairing, seeding
 from hill.ladder.estimate import (
     BATTLES,
@@ -28,6 +28,7 @@ from hill.ladder.estimate import (
     tie_rates,
 )
 from hill.ladder.ratings import Games, Ratings, fit
+from hill.rules import scoring, statistics
 
 # plays jousts (first, second) between pool indices; outcomes from first's side
 Player = Callable[[Sequence[tuple[int, int]]], Sequence[JoustResult]]
@@ -238,7 +239,7 @@ def run(
 
 
 def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics:
-    """STATISTICS.md over the jousts played; the bootstrap reruns the markov
+    """docs/statistics.md over the jousts played; the bootstrap reruns the markov
     estimate with the model's expected wins kept for the unplayed pairs."""
     record = ladder.record()
     expected = result.estimate.filled_wins
