@@ -18,17 +18,11 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hill import arena, engine, scoring, statistics
+from hill import arena, engine, statistics
 from hill.engine import JoustResult
 from hill.ladder import pairing, seeding
-from hill.ladder.estimate import (
-    BATTLES,
-    Estimate,
-    Matchups,
-    estimate_markov,
-    filled_wins,
-    tie_rates,
-)
+from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots
+from hill.ladder.filled import Filled
 from hill.ladder.ratings import Games, Ratings, fit
 
 # plays jousts (first, second) between pool indices; outcomes from first's side
@@ -155,13 +149,17 @@ def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], n
     return (record.pairs[:, 0], record.pairs[:, 1], wins), counts[:, 1]
 
 
-def quick_scores(ladder: Ladder, win_probability: np.ndarray) -> np.ndarray:
-    """markov of the round robin filled in by Bradley-Terry alone (its
-    `win_probability`): the cheap estimate that steers pairing between rounds."""
-    jousts, ties = played(ladder)
-    matchups = Matchups(win_probability, tie_rates(ladder.size, *jousts[:2], ties))
-    filled = filled_wins(jousts, matchups.expected_wins())
-    return scoring.markov(filled, BATTLES)
+def quick_scores(ladder: Ladder, rating: np.ndarray) -> np.ndarray:
+    """markov of the round robin filled in by Bradley-Terry alone (a's
+    battle share against b sigmoid(rating_a - rating_b)): the cheap estimate
+    that steers pairing between rounds."""
+    (first, second, wins), ties = played(ladder)
+    one = np.ones(ladder.size)
+    filled = Filled(
+        np.column_stack([rating, one]), np.column_stack([one, -rating]),
+        tie_roots(ladder.size, first, second, ties), first, second, wins,
+    )  # fmt: skip
+    return 1000 * filled.markov().p
 
 
 def standing(ladder: Ladder, seed: int = 0) -> Standing:
@@ -183,11 +181,11 @@ def next_round(
 ) -> tuple[list[tuple[int, int]], Ratings]:
     """The next round's pairs by `rule` (see hill.ladder.pairing)."""
     ratings = rate(ladder, start, exact_errors=False)
-    share = ratings.win_probability()
+    share = pairing.BattleShares(ratings.rating)
     if rule == "random":
         score = ratings.rating
     else:
-        score = quick_scores(ladder, share) if ladder.played else np.ones(ladder.size)
+        score = quick_scores(ladder, ratings.rating) if ladder.played else np.ones(ladder.size)
     state = pairing.PairingState(
         ladder.met, ladder.jousts(), ratings.rating, ratings.stderr, score, share
     )
@@ -244,18 +242,39 @@ def run(
 
 
 def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics:
-    """STATISTICS.md over the jousts played; the bootstrap reruns the markov
-    estimate with the model's expected wins kept for the unplayed pairs."""
+    """STATISTICS.md over the jousts played; the bootstrap rescores each
+    resample by how the estimate's markov moves with the played wins, to
+    first order (`resampled_scores`)."""
     record = ladder.record()
-    expected = result.estimate.filled_wins
-    unplayed = ~ladder.met
 
-    def scorer(wins: np.ndarray) -> np.ndarray:
-        filled = np.where(unplayed[None], expected[None], wins)
-        return np.stack([scoring.markov(w, BATTLES) for w in filled])
+    def scorer(draws: np.ndarray) -> np.ndarray:
+        return resampled_scores(result.estimate, record, draws)
 
     with single_threaded_blas():
-        return statistics.compute(record, result.order, scorer)
+        return statistics.compute(record, result.order, None, draws_scorer=scorer)
+
+
+def resampled_scores(
+    estimate: Estimate, record: statistics.Record, draws: np.ndarray
+) -> np.ndarray:
+    """(B, N) the estimated markov scores of the bootstrap's resamples:
+    configuration c drawn draws[r, c] times (statistics.resample_counts),
+    the model's expected wins kept for the unplayed pairs.  A resample
+    moves the played wins by sum_c (draws[r, c] - 1) S_c (S_c: the battles
+    won in configuration c); markov moves, to first order, by the same sum
+    of each configuration's response (hill.ladder.filled.Solution.response):
+    42 solves for any number of resamples."""
+    p, n = estimate.solution.p, record.size
+    first, second = record.pairs[:, 0], record.pairs[:, 1]
+    change = np.zeros((n, record.battles))
+    for c, outcome in enumerate(record.outcomes.T):
+        won, lost = (outcome == 1).astype(float), (outcome == -1).astype(float)
+        # S_c p less S_c's column sums times p: how W p - lost p moves with S_c
+        inflow = np.bincount(first, won * p[second], n) + np.bincount(second, lost * p[first], n)
+        losses = np.bincount(second, won, n) + np.bincount(first, lost, n)
+        change[:, c] = inflow - losses * p
+    response = estimate.solution.response(change)
+    return 1000 * (p[None, :] + (draws - 1) @ response.T)
 
 
 def joust_list(ladder: Ladder, names: Sequence[Any]) -> list[list[Any]]:
