@@ -40,7 +40,7 @@ from hill import scoring
 Index = slice | np.ndarray
 
 BATTLES = 42
-SKELETON = 400  # columns of the model's skeleton (and twice as many rows)
+SKELETON = 300  # columns of the model's skeleton (and twice as many rows)
 TOLERANCE = 1e-7  # markov stops after a correction that moves p by less (sum of |change|)
 BLOCK_CELLS = 1 << 21  # entries of W computed at once (16 MB)
 _PASSES = 12  # exact products at most (each divides the error by ~1000)
