@@ -51,6 +51,7 @@ COMPONENTS = 3  # free skew-symmetric pairs (x_k, y_k)
 COMPONENT_PENALTY = 3.0 / (BATTLES / 15)
 # a program's tie rate is shrunk toward the pool's with this many jousts' weight
 TIE_PRIOR_JOUSTS = 2.0
+COMPONENT_SQUARE = 0.3  # the components' typical square, for scaling the fit (matchup_model)
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,11 @@ def matchup_model(
     games: Games, ratings: Ratings, prior: np.ndarray, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The matchup model fitted to the jousts, as its logit factors (left,
-    right): a's expected battle share against b is sigmoid(left[a] . right[b])."""
+    right): a's expected battle share against b is sigmoid(left[a] . right[b]).
+
+    L-BFGS works on the parameters scaled by the square roots of their
+    curvatures (`_curvature`): on a ladder of 10,000 programs it then needs
+    about 270 evaluations instead of 500, and ends at least as low."""
     n = games.size
     weight = BATTLES / ratings.dispersion * games.weight
     penalty = COMPONENT_PENALTY * BATTLES / ratings.dispersion
@@ -174,8 +179,32 @@ def matchup_model(
         [ratings.rating, np.zeros(n), 0.1 * rng.standard_normal(2 * n * COMPONENTS)]
     )
     objective = _Objective(games, g, weight, (prior, ratings.spread), penalty)
-    theta = minimize(objective, start, jac=True, method="L-BFGS-B").x
+    scale = np.sqrt(_curvature(games, ratings, g, weight, penalty))
+
+    def scaled(phi: np.ndarray) -> tuple[float, np.ndarray]:
+        loss, grad = objective(phi / scale)
+        return loss, grad / scale
+
+    theta = minimize(scaled, start * scale, jac=True, method="L-BFGS-B").x / scale
     return _Terms.unpack(theta, n).factors(g)
+
+
+def _curvature(
+    games: Games, ratings: Ratings, g: np.ndarray, weight: np.ndarray, penalty: float
+) -> np.ndarray:
+    """The diagonal of the loss's Gauss-Newton Hessian at the Bradley-Terry
+    ratings, in the order of theta: sum_b q_ab (1, g_b^2, z_b^2, x_b^2) plus
+    the prior's and penalties' own, q_ab = weight p (1 - p) for each joust;
+    the components' squares are taken as COMPONENT_SQUARE, about what they
+    reach (0.12 to 0.39 on average on the goal pools and on ladders of 3,000
+    and 10,000 programs)."""
+    n, a, b, s = games.size, games.first, games.second, ratings.rating
+    p = expit(s[a] - s[b])
+    q = weight * p * (1 - p)
+    met = np.bincount(a, q, n) + np.bincount(b, q, n)
+    slopes = np.bincount(a, q * g[b] ** 2, n) + np.bincount(b, q * g[a] ** 2, n)
+    components = np.repeat(met * COMPONENT_SQUARE + penalty, COMPONENTS)
+    return np.concatenate([met + 1 / ratings.spread**2, slopes + penalty, components, components])
 
 
 def matchup_shares(games: Games, ratings: Ratings, prior: np.ndarray, seed: int) -> np.ndarray:
