@@ -21,8 +21,8 @@ arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
   product costs O(N SKELETON + jousts).  Each exact product measures the residual
   W p - lost * p, and a solve with W~ corrects p by it; each round divides
   the error by about |W - W~| over the chain's spectral gap (10^-3 on
-  ladders of 1,000 to 10,000 programs), so three exact products reach
-  10^-10 where one dense solve cost O(N^3).
+  ladders of 1,000 to 10,000 programs), so two exact products reach
+  10^-8 and three 10^-11, where one dense solve cost O(N^3).
 - `Solution.response`: how p moves when the played wins move (first order,
   through W~), for the bootstrap of the rank intervals (`resampled_scores`).
 """
@@ -41,7 +41,9 @@ Index = slice | np.ndarray
 
 BATTLES = 42
 SKELETON = 300  # columns of the model's skeleton (and twice as many rows)
-TOLERANCE = 1e-7  # markov stops after a correction that moves p by less (sum of |change|)
+# markov stops after a correction that moves p by less (sum of |change|):
+# what is left is a thousandth of that on the ladder's pools
+TOLERANCE = 1e-5
 BLOCK_CELLS = 1 << 21  # entries of W computed at once (16 MB)
 _PASSES = 12  # exact products at most (each divides the error by ~1000)
 _INNER = 2000  # iterations of a W~ solve at most (each divides the error by ~7)
@@ -97,7 +99,11 @@ class Filled:
         diagonal = np.arange(n)
         rows = np.concatenate([self.first, self.second, diagonal])
         columns = np.concatenate([self.second, self.first, diagonal])
-        logit = np.einsum("kr,kr->k", self.left[rows], self.right[columns])
+        logit = np.empty(len(rows))
+        step = max(1, BLOCK_CELLS // self.left.shape[1])  # the factors' rows gathered at once
+        for at in range(0, len(rows), step):
+            part = slice(at, at + step)
+            logit[part] = np.einsum("kr,kr->k", self.left[rows[part]], self.right[columns[part]])
         with np.errstate(over="ignore"):
             share = 1 / (1 + np.exp(-logit))
         model = BATTLES * np.maximum(share - self.tie[rows] * self.tie[columns] / 2, 0)
@@ -282,7 +288,7 @@ class Solution:
     inflow: np.ndarray | None
     slopes: np.ndarray | None  # (N, 2): G p, G 1
 
-    def response(self, change: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    def response(self, change: np.ndarray, tolerance: float = 1e-4) -> np.ndarray:
         """(N, C): to first order, how p moves for each column of `change`
         (N, C), the change of W p - lost * p at p when the played wins move."""
         return self.skeleton.solve(self.lost, change, self.p, tolerance)
