@@ -15,16 +15,19 @@ arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
 
 - `Filled.markov`: markov's stationary distribution (hill.scoring.markov:
   W p = lost * p, lost the column sums of W, sum p = 1) by defect
-  correction.  An approximate W~ keeps the played entries and the diagonal
-  exact and replaces the model by its skeleton (CUR: SKELETON sampled
-  columns and twice as many rows, exact when they cover the pool): a W~
-  product costs O(N SKELETON + jousts).  Each exact product measures the residual
+  correction.  An approximate W~ keeps the played entries and the
+  diagonal exact and replaces the model by its skeleton (CUR: SKELETON
+  sampled columns and twice as many rows): a W~ product costs
+  O(N SKELETON + jousts).  Each exact product measures the residual
   W p - lost * p, and a solve with W~ corrects p by it; each round divides
   the error by about |W - W~| over the chain's spectral gap (10^-3 on
-  ladders of 1,000 to 10,000 programs), so two exact products reach
-  10^-8 and three 10^-11, where one dense solve cost O(N^3).
+  ladders of 1,000 to 10,000 programs), so two exact products reach 10^-8
+  and three 10^-11, where one dense solve cost O(N^3).  A pool of at most
+  2 SKELETON programs has its model held whole: W is formed, and solved by
+  the hill's own markov.
 - `Solution.response`: how p moves when the played wins move (first order,
-  through W~), for the bootstrap of the rank intervals (`resampled_scores`).
+  through W~), for the bootstrap of the rank intervals
+  (hill.ladder.ladder.resampled_scores).
 """
 
 from __future__ import annotations
@@ -170,8 +173,8 @@ class Filled:
 
     def markov(self, slopes: bool = False, tolerance: float = TOLERANCE) -> Solution:
         """markov's stationary distribution of W (see the module); with
-        `slopes`, also W p, G p and G 1 (`product`) at a p within 10^-5 or
-        so, for the estimate's intervals (from the second exact product)."""
+        `slopes`, also W p, G p and G 1 (`product`) for the estimate's
+        intervals, at the p of the second exact product (within 10^-5)."""
         n = self.size
         approx = self.skeleton()
         if approx.rows is None:  # W fits in memory: the hill's own markov
