@@ -8,8 +8,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "hill._engine",
-            sources=["hill/_engine.c"],
+            "hill.engine._engine",
+            sources=["hill/engine/_engine.c"],
             extra_compile_args=["-O2", "-std=c11"],
         )
     ]

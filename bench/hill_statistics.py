@@ -1,4 +1,4 @@
-"""Benchmark: every statistic of STATISTICS.md for the 47-program 2013 hill.
+"""Benchmark: every statistic of docs/statistics.md for the 47-program 2013 hill.
 
 Prints the time of hill.statistics.hill_statistics (TAPL, TAZD, QOOA, PPRG,
 games behind and the 200-resample rank bootstrap with markov), best and
@@ -14,9 +14,9 @@ import json
 import time
 
 import numpy as np
-from varied import REFERENCE, reference_outcomes
 
-from hill import scoring, statistics
+from hill.engine.varied import REFERENCE, reference_outcomes
+from hill.rules import scoring, statistics
 
 
 def hill_2013() -> np.ndarray:

@@ -22,8 +22,9 @@ from pathlib import Path
 import aiohttp
 
 from hill.config import HillSettings, WebSettings
-from hill.service import Hill
+from hill.layout import REPOSITORY
 from hill.web.server import start_web
+from hill.writers.hill import Hill
 
 WARRIORS = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference" / "warriors"
 LUGH = (WARRIORS / "esohill-20241026" / "Lymia.lugh.bfjoust").read_bytes()
@@ -101,7 +102,7 @@ def clone(folder: Path, commits: int) -> None:
     made = len(hill.repository.log())
     print(f"made {made} commits in {time.perf_counter() - started:.0f} s")
     count = subprocess.run(
-        ["git", "-C", str(folder / "var" / "hill-repo"), "count-objects", "-vH"],
+        ["git", "-C", str(folder / "var" / REPOSITORY), "count-objects", "-vH"],
         capture_output=True,
         text=True,
     ).stdout

@@ -1,7 +1,7 @@
 """Benchmark: the ladder against the full round robin's markov ranking.
 
 For each pool (the 98 reference programs; the reference programs plus 120
-varied ones, bench/varied.py, or plus 120 structured and random ones only;
+varied ones, hill/engine/varied.py, or plus 120 structured and random ones only;
 150 varied ones alone) and each budget (5, 10,
 20, 40% of the pairs) prints the Spearman rank correlation with the markov
 ranking of the full round robin, mean and spread (standard deviation) over
@@ -56,11 +56,12 @@ from pools import (
 )
 from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
-from varied import reference_pool, varied_pool
 
-from hill import arena, engine, scoring
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
+from hill.engine.varied import reference_pool, varied_pool
 from hill.ladder import ladder
+from hill.rules import scoring
 
 ROUND_ROBIN_UP_TO = 1000  # programs: a larger pool's round robin is not played
 LARGE_JOUSTS = 100  # jousts per program at most in a --large pool (1% of 10,000's pairs)

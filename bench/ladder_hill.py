@@ -1,7 +1,7 @@
 """Benchmark: the all-time ladder over a hill's archive (hill.ladder_service).
 
 Builds a hill of 47 that has seen N programs (the 98 reference programs,
-then varied ones from bench/varied.py), one submission at a time, so that
+then varied ones from hill/engine/varied.py), one submission at a time, so that
 those pushed off met only the hill of their day; then times what the
 background ladder does: loading the archive, a batch of 8 jousts on one
 core (the bot's), a refit of the standing with its statistics, and the
@@ -18,13 +18,13 @@ import time
 from pathlib import Path
 
 from submit import timed
-from varied import reference_pool, varied_pool
 
 from bot.ladder import BATCH, REFIT_SECONDS
 from hill.config import HillSettings
-from hill.ladder_service import ArchiveLadder
-from hill.names import from_file
-from hill.service import Hill
+from hill.engine.varied import reference_pool, varied_pool
+from hill.rules.names import from_file
+from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder
 
 
 def main() -> None:

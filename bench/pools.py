@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from varied import Named, reference_pool, varied_pool
 
 from hill import engine
+from hill.engine.varied import Named, reference_pool, varied_pool
 
 CACHE = Path(__file__).resolve().parent / "output"
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from hill.config import HillSettings
-from hill.names import from_file
-from hill.reports import json_report, text_report
-from hill.service import Hill
+from hill.rules.names import from_file
+from hill.rules.reports import json_report, text_report
+from hill.writers.hill import Hill
 
 T = TypeVar("T")
 WARRIORS = Path(__file__).resolve().parents[1] / "tests/data/reference/warriors"

@@ -2,9 +2,9 @@
 
 1. A round robin of the 98 reference programs plus generated varied ones
    (default 400): jousts per second on every local core, then on a Dask
-   cluster of two single-threaded workers on this machine, started as the
-   README starts one (`dask scheduler`, `dask worker` processes); the
-   cluster's overhead is the difference (the goal is at most 15 %).
+   cluster of two single-threaded worker processes (each with its nanny)
+   on this machine (distributed.LocalCluster); the cluster's overhead is
+   the difference (the goal is at most 15 %).
 2. A Swiss tournament of 2000 programs: wall time, and the jousts played
    against the N(N-1)/2 a round robin needs.
 
@@ -19,20 +19,18 @@ import argparse
 import contextlib
 import os
 import random
-import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from hill.arena import Arena
+from hill.engine.arena import Arena
+from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.round_robin import ROUND_ROBIN
+from hill.tournaments.swiss import SWISS
 
-TESTS = Path(__file__).resolve().parents[1] / "tests"
-REFERENCE = TESTS / "data" / "reference"
-sys.path.insert(0, str(TESTS))
-from daskcluster import DaskCluster  # noqa: E402  (the tests' real cluster, with nannies here)
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
 
 
 def reference_programs() -> dict[str, bytes]:
@@ -91,7 +89,7 @@ def round_robin(generated: int, dask: bool) -> None:
     print(f"  local cores:   {local_wall:7.1f} s  {jousts / local_wall:8.0f} jousts/s")
     if not dask:
         return
-    from hill.tournaments.dask_executor import DaskExecutor
+    from hill.play.cluster import DaskExecutor
 
     with dask_cluster(workers=2) as address, DaskExecutor(address) as executor:
         remote, remote_wall = timed_run(plan, programs, Arena(executor))
@@ -105,14 +103,18 @@ def round_robin(generated: int, dask: bool) -> None:
 
 @contextlib.contextmanager
 def dask_cluster(workers: int) -> Iterator[str]:
-    """A cluster as the README starts one: a `dask scheduler` process and
-    `dask worker` processes (each with its nanny, one thread), on loopback."""
-    with tempfile.TemporaryDirectory() as logs:
-        cluster = DaskCluster(Path(logs), nanny=True)
-        try:
-            yield cluster.start(workers).address
-        finally:
-            cluster.stop()
+    """A cluster on loopback: worker processes (each with its nanny, one
+    thread) and their scheduler, by distributed.LocalCluster; its address."""
+    from distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as cluster:
+        yield cluster.scheduler_address
 
 
 def swiss(entrants: int) -> None:

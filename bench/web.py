@@ -18,9 +18,9 @@ from pathlib import Path
 import aiohttp
 
 from hill.config import HillSettings, WebSettings
-from hill.names import from_file
-from hill.service import Hill
+from hill.rules.names import from_file
 from hill.web.server import start_web
+from hill.writers.hill import Hill
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
 PAGES = ("/", "/matrix", "/history", "/api/standings", "/api/matrix")

@@ -17,13 +17,11 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
 from yarl import URL
 
+from hill.errors import FetchError
+
 MAX_REDIRECTS = 5
 SCHEMES = ("http", "https")
 REFUSED = "refused (the hill's [irc] fetch_allow_private setting allows it)"
-
-
-class FetchError(Exception):
-    """Why a URL gave no program; the message is meant for the player."""
 
 
 def is_url(text: str) -> bool:

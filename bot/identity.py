@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from hill import names
 from hill.errors import HillError
+from hill.rules import names
 
 ACCOUNT_CAPS = ("account-tag", "account-notify")
 DEFAULT_CASEMAPPING = "rfc1459"  # what a server means when it says nothing

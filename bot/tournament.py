@@ -1,7 +1,7 @@
-"""The hill's tournaments in the bot: `!bfjoust-tournament`, and the host
-that plays them in the background.
+"""The hill's tournaments in the bot: the host that plays them in the
+background (`!bfjoust-tournament` is bot/commands/tournament.py).
 
-`TournamentHost` plays one tournament at a time (hill.tournament_service)
+`TournamentHost` plays one tournament at a time (hill.writers.tournaments)
 in a thread of its own: unfinished ones first, oldest first, when the bot
 starts (after a crash, they end exactly as uninterrupted runs), then those
 admins start.  Its jousts go in small chunks and a chunk waits while a
@@ -14,37 +14,26 @@ cluster; a failing cluster pauses the tournament, which tries again later.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
-import structlog
-
-from bot.client import Incoming
-from hill.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
+from bot.commands.tournament import progress_text
+from bot.worker import BackgroundWorker
 from hill.config import Settings
-from hill.errors import HillError
-from hill.requests import RequestBook
-from hill.service import Hill
-from hill.tournament_service import HillTournaments
-from hill.tournaments import TournamentError
-from hill.tournaments.dask_executor import executor_for
-from hill.tournaments.hill_pools import POOLS_HELP
-from hill.tournaments.records import TournamentSummary, latest, tournament
-from hill.tournaments.runner import FORMATS
-
-log = structlog.get_logger(__name__)
+from hill.engine import batches
+from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
+from hill.errors import Stopped, TournamentError
+from hill.play.cluster import executor_for
+from hill.store.records import tournament
+from hill.store.requests import RequestBook
+from hill.writers.hill import Hill
+from hill.writers.tournaments import HillTournaments
 
 CHUNK = 16  # jousts between two looks at the request book
 IDLE_POLL_SECONDS = 0.25  # how often a busy hill is looked at again
 RETRY_SECONDS = 60.0  # after a failure (e.g. the cluster is down)
 PROGRESS_SECONDS = 600.0  # a long tournament's progress is posted this often
-
-
-class Stopped(Exception):
-    """The bot stops: the tournament pauses where it is (nothing is lost)."""
 
 
 class YieldingExecutor:
@@ -57,31 +46,19 @@ class YieldingExecutor:
         self.stopping = stopping
 
     def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
-        for start in range(0, len(pairs), CHUNK):
+        for chunk in batches(pairs, 1, CHUNK):
             while self.busy() and not self.stopping.is_set():
                 time.sleep(IDLE_POLL_SECONDS)
             if self.stopping.is_set():
                 raise Stopped
-            yield from self.inner(pairs[start : start + CHUNK], code_of)
+            yield from self.inner(chunk, code_of)
 
 
-def progress_text(s: TournamentSummary, url: str) -> str:
-    """A tournament in one line, for IRC."""
-    what = f"Tournament #{s.id}, {s.format} over {s.pool} ({s.entrants} entrants)"
-    link = f"{url}tournament/{s.id}"
-    if s.ended is not None:
-        winner = f"; winner: {s.leader}" if s.leader else ""
-        return f"{what}: {s.ended}{winner}. {link}"
-    share = 100 * s.matches_committed // max(s.matches_expected, 1)
-    leader = f"; leader: {s.leader}" if s.leader else ""
-    return (
-        f"{what}: round {s.rounds_played}/{s.rounds_planned}, {share}% "
-        f"({s.matches_committed} of {s.matches_expected} matches){leader}. {link}"
-    )
-
-
-class TournamentHost:
+class TournamentHost(BackgroundWorker):
     """Plays the hill's tournaments in the background (see the module)."""
+
+    name = "tournament"
+    retry_seconds = RETRY_SECONDS
 
     def __init__(
         self,
@@ -92,31 +69,16 @@ class TournamentHost:
         *,
         progress_seconds: float = PROGRESS_SECONDS,
     ) -> None:
+        super().__init__()
         self.service = HillTournaments(hill)
         self.db = hill.db
-        self.url = settings.web.url
+        self.site = settings.web.url
         self.scheduler = settings.cluster.scheduler
         self.book = book
         self.announce = announce
         self.progress_seconds = progress_seconds
-        self.stopping = threading.Event()
         self.wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="tournament")
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="tournaments")
-
-    async def close(self) -> None:
-        """Stop after the chunk under way (its results are stored before
-        this returns: the hill may be closed then)."""
-        self.stopping.set()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        await asyncio.to_thread(self._thread.shutdown, wait=True)
 
     def running(self) -> int | None:
         unfinished = self.service.unfinished()
@@ -130,27 +92,22 @@ class TournamentHost:
         self.wake.set()
         return tournament_id
 
-    async def _run(self) -> None:
-        while True:
-            tournament_id = await asyncio.to_thread(self.running)
-            if tournament_id is None:
-                self.wake.clear()
-                await self.wake.wait()
-                continue
-            try:
-                loop = asyncio.get_running_loop()
-                await loop.run_in_executor(self._thread, self._play, tournament_id, loop)
-            except Stopped:
-                return
-            except Exception as error:  # the cluster is down, the disk is full: try later
-                log.exception("a tournament failed; trying again later", tournament=tournament_id)
-                if isinstance(error, TournamentError):
-                    self.announce(f"Tournament #{tournament_id} pauses: {error}")
-                await asyncio.sleep(RETRY_SECONDS)
-                continue
-            view = await asyncio.to_thread(tournament, self.db, tournament_id)
-            if view is not None:
-                self.announce(progress_text(view.summary, self.url))
+    async def step(self) -> None:
+        """Play the oldest unfinished tournament to its end and announce it,
+        or wait for one."""
+        tournament_id = await asyncio.to_thread(self.running)
+        if tournament_id is None:
+            self.wake.clear()
+            await self.wake.wait()
+            return
+        try:
+            await self.in_thread(self._play, tournament_id, asyncio.get_running_loop())
+        except TournamentError as error:  # the cluster is down: said, and tried later
+            self.announce(f"Tournament #{tournament_id} pauses: {error}")
+            raise
+        view = await asyncio.to_thread(tournament, self.db, tournament_id)
+        if view is not None:
+            self.announce(progress_text(view.summary, self.site))
 
     def _play(self, tournament_id: int, loop: asyncio.AbstractEventLoop) -> None:
         """Play a tournament to its end (in the host's thread)."""
@@ -163,7 +120,7 @@ class TournamentHost:
             posted = time.monotonic()
             view = tournament(self.db, tournament_id)
             if view is not None:
-                loop.call_soon_threadsafe(self.announce, progress_text(view.summary, self.url))
+                loop.call_soon_threadsafe(self.announce, progress_text(view.summary, self.site))
 
         def busy() -> bool:
             return self.book.next_open() is not None
@@ -171,53 +128,3 @@ class TournamentHost:
         with executor_for(self.scheduler, self._local) as inner:
             jousts = Arena(YieldingExecutor(inner, busy, self.stopping))
             self.service.prepare(tournament_id, jousts).run(progress)
-
-
-class TournamentCommand:
-    """`!bfjoust-tournament [swiss|round-robin POOL [all-versions]]` (a Command's run):
-    anyone asks for the running or last tournament; admins start one."""
-
-    def __init__(
-        self,
-        host: TournamentHost,
-        admins: Sequence[str],
-        reply: Callable[[Incoming, str], None],
-    ) -> None:
-        self.host = host
-        self.admins = admins
-        self.reply = reply
-
-    async def __call__(self, message: Incoming, args: str) -> None:
-        if not args:
-            view = await asyncio.to_thread(latest, self.host.db)
-            if view is None:
-                self.reply(message, "No tournament yet: an admin starts one.")
-            else:
-                self.reply(message, progress_text(view.summary, self.host.url))
-            return
-        message = await message.vouched()
-        if not message.sender.is_admin(self.admins):
-            raise HillError("starting a tournament is for the hill's admins")
-        words = args.split()
-        every_version = words[2:] == ["all-versions"]
-        if words[0] not in FORMATS or not (len(words) == 2 or every_version):
-            raise HillError(
-                f"start one with: swiss|round-robin POOL [all-versions]; POOL is {POOLS_HELP}"
-            )
-        running = await asyncio.to_thread(self.host.running)
-        try:
-            tournament_id = await self.host.begin(
-                words[0], words[1], message.sender.nick, all_versions=every_version
-            )
-        except TournamentError as error:
-            raise HillError(str(error)) from None
-        view = await asyncio.to_thread(tournament, self.host.db, tournament_id)
-        assert view is not None
-        s = view.summary
-        after = f"; it starts when #{running} is over" if running is not None else ""
-        self.reply(
-            message,
-            f"Tournament #{s.id} started: {s.format} over {s.pool}, {s.entrants} entrants, "
-            f"{s.rounds_planned} round{'s' * (s.rounds_planned != 1)}{after}. "
-            f"The winner is announced here. {self.host.url}tournament/{s.id}",
-        )

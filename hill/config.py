@@ -15,14 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hill.scoring import METHODS as RANKING_METHODS
+from hill.errors import ConfigError
+from hill.rules.scoring import METHODS as RANKING_METHODS
 
 CHANNEL = re.compile(r"[#&][^\s,\x07]{1,49}")
 NICK = re.compile(r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}")
-
-
-class ConfigError(ValueError):
-    """A bad configuration: the message names the file and the key."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +27,7 @@ class HillSettings:
     """[hill]: the hill itself and where its data lives."""
 
     size: int = 47  # programs the hill holds
-    ranking: str = "markov"  # the scoring method that ranks (see SCORING.md)
+    ranking: str = "markov"  # the scoring method that ranks (see docs/scoring.md)
     data_dir: Path = Path("var")  # hill.sqlite3 and the git repository hill-repo/
     max_program_bytes: int = 1_048_576  # larger programs are refused
     git_remote: str = ""  # push the hill repository here after every change

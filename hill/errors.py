@@ -1,7 +1,141 @@
-"""The one error the hill speaks to players with."""
+"""Every exception the project raises on purpose, in one place.
+
+The tree (a class's other base, kept for the callers that catch it, in
+brackets):
+
+    Error                       anything raised on purpose
+    ├── HillError               a request the hill refuses; the message is for the player
+    │   ├── BadName             a program or owner name the hill does not accept
+    │   └── NotReady            a database readers cannot read yet (missing, older, newer)
+    ├── ParseError [ValueError] a malformed program: what is wrong, and where
+    ├── ConfigError [ValueError] a bad configuration: the file and the key
+    ├── CommandError            a command-line refusal: one line on stderr, exit status 1
+    ├── TournamentError         bad input to a tournament (pool, option, cluster)
+    ├── LedgerError [RuntimeError] a change the tournament ledger does not allow (a bug)
+    ├── QueueFull               as many requests wait as may
+    ├── LinkRefused             an upload link that takes no upload (unknown, used, expired)
+    ├── web:
+    │   ├── NotFound [LookupError] what a URL names does not exist
+    │   ├── Busy                too many battles are being traced
+    │   ├── BadUpload           the upload form's content cannot be a program
+    │   └── GitUnavailable      git failed or took too long
+    └── bot:
+        ├── FetchError          a URL gave no program
+        ├── IrcdError [RuntimeError] the local IRC server cannot be started
+        ├── Usage               a malformed command: how to use it
+        ├── Quiet               a command refused without a word (the sender was told already)
+        └── Stopped             the bot stops: a tournament pauses where it is
+
+Every message but LedgerError's is meant to be read by whoever asked
+(player, reader or operator), as it is.
+"""
 
 from __future__ import annotations
 
 
-class HillError(Exception):
+class Error(Exception):
+    """Anything the project raises on purpose."""
+
+
+class HillError(Error):
     """A request the hill refuses or cannot answer; the message is meant for the player."""
+
+
+class BadName(HillError):
+    """A name the hill does not accept; the message says what a good one is."""
+
+
+class NotReady(HillError):
+    """A database readers cannot read yet: missing, or of an older schema
+    (the writer makes and upgrades it), or of a newer one (`upgradable` False)."""
+
+    def __init__(self, message: str, *, upgradable: bool = True) -> None:
+        super().__init__(message)
+        self.upgradable = upgradable
+
+
+class ParseError(Error, ValueError):
+    """A malformed program: says what is wrong and where (1-based line and column)."""
+
+    def __init__(self, message: str, line: int, column: int, offset: int) -> None:
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.message = message
+        self.line = line
+        self.column = column
+        self.offset = offset
+
+    def located(self, path: str) -> str:
+        """`path:line:column: message`, as compilers say it."""
+        return f"{path}:{self.line}:{self.column}: {self.message}"
+
+
+class ConfigError(Error, ValueError):
+    """A bad configuration: the message names the file and the key."""
+
+
+class CommandError(Error):
+    """A problem to report on stderr with exit status 1 (no traceback)."""
+
+
+class TournamentError(Error):
+    """Bad input to a tournament (a bad pool, option or cluster): one clear message."""
+
+
+class LedgerError(Error, RuntimeError):
+    """A change the model does not allow (a bug in the caller, never bad input)."""
+
+
+class QueueFull(Error):
+    """As many requests wait as may: try again later."""
+
+
+class LinkRefused(Error):
+    """A link that cannot take an upload; the message is meant for the player."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status  # the HTTP status that says it
+
+
+class NotFound(Error, LookupError):
+    """Something a URL names does not exist; the message is shown to the reader."""
+
+
+class Busy(Error):
+    """Too many battles are being traced; try again in `retry_after` seconds."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many battles are being traced; try again in {retry_after} s")
+        self.retry_after = retry_after
+
+
+class BadUpload(Error):
+    """The form's content cannot be a program; the message says why."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class GitUnavailable(Error):
+    """git failed or took too long; the message says which."""
+
+
+class FetchError(Error):
+    """Why a URL gave no program; the message is meant for the player."""
+
+
+class IrcdError(Error, RuntimeError):
+    """The local IRC server cannot be started; the message says why."""
+
+
+class Usage(Error):
+    """A malformed command; the message says how to use it."""
+
+
+class Quiet(Error):
+    """A request refused without a word: the sender was told already."""
+
+
+class Stopped(Error):
+    """The bot stops: the tournament pauses where it is (nothing is lost)."""

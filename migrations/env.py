@@ -1,9 +1,10 @@
-"""Alembic environment: runs on the engine hill.storage hands over."""
+"""Alembic environment: runs on the engine hill.store.database hands over, with
+the models of every table (hill.store.tables) as its target."""
 
 from alembic import context
 from sqlalchemy import create_engine
 
-from hill.storage import Base
+from hill.store.tables import Base
 
 config = context.config
 engine = config.attributes.get("engine") or create_engine(config.get_main_option("sqlalchemy.url"))

@@ -1,12 +1,10 @@
-"""Shared test fixtures: the reference data kept in tests/data (see its README)."""
+"""Shared test fixtures: the reference data kept in tests/data (see its README;
+tests/support/reference.py reads it)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-REFERENCE = Path(__file__).resolve().parent / "data" / "reference"
+from support.reference import REFERENCE
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +15,3 @@ def reference_names() -> list[str]:
 @pytest.fixture(scope="session")
 def reference_results() -> list[str]:
     return (REFERENCE / "results.txt").read_text().splitlines()
-
-
-def warrior_path(name: str) -> Path:
-    return REFERENCE / "warriors" / name

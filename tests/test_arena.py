@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hill import arena, engine, scoring
-from hill.storage import Database, Joust
+from hill import engine
+from hill.engine import arena
+from hill.rules import scoring
+from hill.store.database import Database
+from hill.store.jousts import load_jousts, store_jousts
+from hill.store.tables import Joust
 
 RUSH, IDLE, DECOY = b"(>)*9([-]>)*21", b"[]", b">(+)*30>(-)*30(>)*7([-]>)*21"
 
@@ -65,12 +69,12 @@ def test_jousts_are_kept_once_with_their_cost(tmp_path: Path) -> None:
     codes = {jousts.compile(code): code for code in (RUSH, IDLE)}
     played = list(jousts.play(arena.pairs_among(codes), codes.__getitem__))
     with database.transaction() as session:
-        arena.store(session, played)
-        arena.store(session, played)  # again: still one row
+        store_jousts(session, played)
+        store_jousts(session, played)  # again: still one row
     with database.session() as session:
         rows = session.query(Joust).all()
         assert len(rows) == 1 and rows[0].game_cycles == played[0].result.game_cycles > 0
-        loaded = arena.load(session, codes)
+        loaded = load_jousts(session, codes)
     (rush_hash,) = (h for h, c in codes.items() if c == RUSH)
     (idle_hash,) = (h for h, c in codes.items() if c == IDLE)
     assert loaded.between(rush_hash, idle_hash).tolist() == [1] * 42

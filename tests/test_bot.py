@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import asyncio
 
-import ircservers
-from botharness import CHANNEL, NEWS, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
-from ircclient import IrcTestClient
+from support import ircservers
+from support.botharness import (
+    CHANNEL,
+    NEWS,
+    RUSH,
+    TRAIL,
+    bot_settings,
+    run,
+    running_bot,
+    wait_until,
+)
+from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
-from hill.service import Hill
-from hill.statistics import hill_statistics
+from hill.rules.statistics import hill_statistics
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 

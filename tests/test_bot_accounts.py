@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 import trustme
-from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
-from ircclient import IrcTestClient
-from ircservers import Inspircd, start_inspircd
+from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
+from support.ircclient import IrcTestClient
+from support.ircservers import Inspircd, start_inspircd
 
 from bot.client import IrcClient
 
@@ -95,11 +95,11 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
             with hillbot.commands.hill.db.session() as session:
                 from sqlalchemy import select
 
-                from hill.storage import Program
+                from hill.store.tables import ProgramRow
 
                 codes = {
                     p.status: p.code
-                    for p in session.scalars(select(Program).where(Program.name == "rush"))
+                    for p in session.scalars(select(ProgramRow).where(ProgramRow.name == "rush"))
                 }
                 assert codes["hill"] == RUSH.encode()
             # bob identifies after connecting; account-notify and tags follow

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
-import ircservers
 import pytest
 from aiohttp import web
-from botharness import RUSH, bot_settings, run, running_bot
-from ircclient import IrcTestClient
 from sqlalchemy import select
+from support import ircservers
+from support.botharness import RUSH, bot_settings, run, running_bot
+from support.httpserver import serve
+from support.ircclient import IrcTestClient
 
-from bot.fetch import FetchError, fetch_program
+from bot.fetch import fetch_program
 from bot.ircd import Ngircd
-from hill.storage import Program
+from hill.errors import FetchError
+from hill.store.tables import ProgramRow
 
 ngircd = ircservers.ngircd  # the fixture
 
@@ -27,22 +29,6 @@ LONG = "\n".join(
 ).encode()
 MALFORMED = b"(>)*9\n([-]>)*21\n  [+\n"
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@contextlib.asynccontextmanager
-async def serve(routes: dict[str, Handler]) -> AsyncIterator[str]:
-    """A real HTTP server on a free loopback port; yields its base URL."""
-    app = web.Application()
-    app.add_routes([web.get(path, handler) for path, handler in routes.items()])
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        await runner.cleanup()
 
 
 def http_server() -> contextlib.AbstractAsyncContextManager[str]:
@@ -80,7 +66,7 @@ def test_a_long_program_by_url(ngircd: Ngircd, tmp_path) -> None:
             ann.say(nick, f"!bfjoust long {url}/redirect")
             assert (await ann.reply(nick)).startswith("New program ann.long: points 0.00")
             with bot.commands.hill.db.session() as session:
-                row = session.scalars(select(Program).where(Program.name == "long")).one()
+                row = session.scalars(select(ProgramRow).where(ProgramRow.name == "long")).one()
                 assert row.code == LONG and row.status == "hill"
             ann.say(nick, f"!bfjoust-test bad {url}/malformed")
             assert (await ann.reply(nick)) == (

@@ -16,11 +16,11 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
-from ircclient import IrcTestClient
-from ircservers import Inspircd, start_inspircd
+from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
+from support.ircclient import IrcTestClient
+from support.ircservers import Inspircd, start_inspircd
 
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 FLOOD = 1000  # lines in one write
 GOAL = 3.0  # seconds: every probe should be answered within this

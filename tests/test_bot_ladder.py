@@ -11,17 +11,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-import ircservers
-from botharness import CHANNEL, bot_settings, run, running_bot, wait_until
-from ircclient import IrcTestClient
-from ladderhill import archive_hill, reference
+from support import ircservers
+from support.botharness import CHANNEL, bot_settings, run, running_bot, wait_until
+from support.ircclient import IrcTestClient
+from support.ladderhill import archive_hill, reference
 
+from bot.commands.ladder import top_text, version_text
 from bot.ircd import Ngircd
-from bot.ladder import BATCH, top_text, version_text
+from bot.ladder import BATCH
 from hill.config import LadderSettings
-from hill.ladder import archive
-from hill.ladder_service import ArchiveLadder
-from hill.requests import Request
+from hill.store import archive
+from hill.store.tables import Request
+from hill.writers.ladder import ArchiveLadder
 
 ngircd = ircservers.ngircd  # the fixture
 

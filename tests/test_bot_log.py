@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 
-import ircservers
-from botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
-from ircclient import IrcTestClient
+from support import ircservers
+from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
+from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 LINK = re.compile(r" https://hill\.example\.org/commit/([0-9a-f]{12})$")

@@ -5,18 +5,26 @@ from __future__ import annotations
 
 import asyncio
 
-import ircservers
 from aiohttp import web
-from botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until, with_web_url
-from conftest import REFERENCE
-from ircclient import IrcTestClient
-from test_bot_fetch import serve
+from support import ircservers
+from support.botharness import (
+    CHANNEL,
+    RUSH,
+    bot_settings,
+    run,
+    running_bot,
+    wait_until,
+    with_web_url,
+)
+from support.httpserver import serve
+from support.ircclient import IrcTestClient
+from support.reference import REFERENCE
 
 import bot.client
-from bot.commands import top_line
+from bot.commands.report import top_line
 from bot.ircd import Ngircd, free_port, start_ngircd
 from hill.config import HillSettings
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 

@@ -9,16 +9,16 @@ import asyncio
 import time
 from pathlib import Path
 
-import ircservers
-from botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until
-from ircclient import IrcTestClient
-from ladderhill import archive_hill
+from support import ircservers
+from support.botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until
+from support.ircclient import IrcTestClient
+from support.ladderhill import archive_hill
 
+from bot.commands.tournament import progress_text
 from bot.ircd import Ngircd
-from bot.tournament import progress_text
 from hill.config import HillSettings
-from hill.service import Hill
-from hill.tournaments.records import latest, tournament
+from hill.store.records import latest, tournament
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import warrior_path
+from support.reference import warrior_path
 
 
 def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:

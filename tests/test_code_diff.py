@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import warrior_path
+from support.reference import warrior_path
 
 from hill.web.code_diff import Limits, code_diff
 

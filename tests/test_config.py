@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hill.config import ConfigError, Settings, load_settings, parse_settings
+from hill.config import Settings, load_settings, parse_settings
+from hill.errors import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config.example.toml"
 

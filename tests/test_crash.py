@@ -15,13 +15,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import warrior_path
 from sqlalchemy import select
+from support.reference import warrior_path
 
 from bot.ircd import free_port, listening, stop_process
 from hill.config import HillSettings
-from hill.service import Hill
-from hill.storage import Event, Program
+from hill.store.tables import Event, ProgramRow
+from hill.writers.hill import Hill
 
 OPPONENTS = [
     "esohill-20131008/ais523_defend7.bfjoust",
@@ -75,7 +75,7 @@ def check_consistent(data: Path, old: list[str]) -> bool:
     hill = Hill(HillSettings(data_dir=data))
     names = [e.program.full_name for e in hill.queries.standings().entries]
     with hill.db.session() as session:
-        rows = session.scalars(select(Program).where(Program.status == "hill"))
+        rows = session.scalars(select(ProgramRow).where(ProgramRow.status == "hill"))
         on_hill = {p.full_name for p in rows}
         latest = session.scalars(select(Event).order_by(Event.id.desc())).first()
     assert on_hill == set(names)

@@ -1,7 +1,7 @@
 """The native engine against the reference results, its own plain path, and the rules.
 
 The tests of the rules run against both the native engine and the reference
-interpreter of the tests (tests/refinterp.py, written straight from RULES.md),
+interpreter of the tests (tests/refinterp.py, written straight from docs/rules.md),
 as markupsafe runs its tests against its native and its speedups modules: the
 fixture `backend` is one or the other.  Tests that the reference interpreter
 cannot run say why and use the native engine alone.
@@ -13,11 +13,12 @@ import random
 from types import ModuleType
 
 import pytest
-from conftest import warrior_path
-from refinterp import ReferenceEngine
+from support.reference import warrior_path
+from support.refinterp import ReferenceEngine
 
-from hill import _engine, engine
-from hill.engine import ParseError, compile_program, joust
+from hill import engine
+from hill.engine import _engine, compile_program, joust
+from hill.errors import ParseError
 
 Backend = ModuleType | type[ReferenceEngine]
 

@@ -1,5 +1,5 @@
-"""The native engine against the plain reference interpreter (tests/refinterp.py,
-written straight from RULES.md) on generated programs.
+"""The native engine against the plain reference interpreter (tests/support/refinterp.py,
+written straight from docs/rules.md) on generated programs.
 
 The generated programs use every abbreviation form (`(P)*N`, `(P)%N`,
 `(A{B}C)%N` with loops crossing from A into C, nesting, comments between a
@@ -10,9 +10,9 @@ cycle limit (kept low so the plain interpreter can follow).
 
 from __future__ import annotations
 
-import refinterp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support import refinterp
 
 from hill import engine
 

@@ -9,14 +9,16 @@ from pathlib import Path
 
 import git
 import pytest
-from conftest import REFERENCE, warrior_path
 from sqlalchemy import select
+from support.reference import REFERENCE, warrior_path
 
 from hill.config import HillSettings
-from hill.names import from_file
-from hill.reports import breakdown, json_report, text_report
-from hill.service import Hill, HillError
-from hill.storage import Database, Event, Program, schema_revision
+from hill.errors import HillError
+from hill.rules.names import from_file
+from hill.rules.reports import breakdown, json_report, text_report
+from hill.store.database import Database, schema_revision
+from hill.store.tables import Event, ProgramRow
+from hill.writers.hill import Hill
 
 RUSH = b"(>)*9([-]>)*21"
 SLOW_RUSH = b"(>)*9(.)*40([-]>)*21"
@@ -130,7 +132,7 @@ def test_withdraw_and_remove(tmp_path: Path) -> None:
     assert hill.queries.standings().size == 0
     assert commits(hill)[-2:] == ["Withdrawing alice.rush", "Removing bob.idle"]
     with Database(tmp_path / "var" / "hill.sqlite3").session() as session:
-        rush = session.scalars(select(Program).where(Program.name == "rush")).one()
+        rush = session.scalars(select(ProgramRow).where(ProgramRow.name == "rush")).one()
         assert (rush.status, rush.left_reason) == ("left", "withdrawn")
 
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import warrior_path
+from support.reference import warrior_path
 
-from hill.statistics import STATS_FIELDS
+from hill.rules.statistics import STATS_FIELDS
 
 
 def hill(data: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -42,7 +42,7 @@ def test_a_hill_from_the_command_line(tmp_path: Path) -> None:
     assert as_json["size"] == 6 and as_json["ranking_method"] == "markov"
     assert len(as_json["commit"]) == 40
     assert {p["full_name"] for p in as_json["programs"]} >= {"alice.poke", "starter.rush"}
-    # the statistics of STATISTICS.md per program (hill.statistics)
+    # the statistics of docs/statistics.md per program (hill.statistics)
     leader, *others = [p["stats"] for p in as_json["programs"]]
     assert list(leader) == list(STATS_FIELDS) and leader["games_behind"] == 0
     assert all(s["jousts"] == 5 and s["wins"] + s["ties"] + s["losses"] == 5 * 42 for s in others)

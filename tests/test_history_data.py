@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from hill.config import HillSettings
-from hill.queries import HillEvent
-from hill.service import Hill
-from hill.storage import EventKind
+from hill.errors import GitUnavailable, NotFound
+from hill.rules.events import EventKind
+from hill.store.queries import HillEvent
 from hill.web.commits import resolve, standings_moves
-from hill.web.git_reader import GitReader, GitUnavailable
-from hill.web.state import NotFound
+from hill.web.git_reader import GitReader
+from hill.writers.hill import Hill
 
 
 def change(event_id: int, commit: str | None) -> HillEvent:

@@ -3,24 +3,21 @@ and the ladder over real programs."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REFERENCE
 from scipy.optimize import brentq
 from scipy.special import expit, logit
 from scipy.stats import norm, spearmanr
+from support.reference import REFERENCE
 
-from hill import arena, engine, scoring
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
+from hill.engine.varied import reference_outcomes
 from hill.ladder import estimate, ladder, pairing, seeding
 from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from varied import reference_outcomes
+from hill.rules import scoring
 
 
 def games(size: int, rows: list[tuple[int, int, float]], weight: float = 1.0) -> Games:

@@ -19,21 +19,24 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladderhill import archive_hill, reference
 from scipy.special import logit
+from support.ladderhill import archive_hill, reference
 
-import hill.requests
-import hill.tournaments.records  # noqa: F401
-from bot.ladder import rest_after, top_text, version_text
-from hill import arena, engine
+from bot.commands.ladder import top_text, version_text
+from bot.ladder import rest_after
+from hill import engine
 from hill.config import HillSettings
+from hill.engine import arena
 from hill.errors import HillError
-from hill.ladder import archive, seeding
+from hill.ladder import seeding
+from hill.ladder.board import Row
 from hill.ladder.ladder import rate
-from hill.ladder_service import ArchiveLadder, refit_due
-from hill.service import Hill
-from hill.statistics import STATS_FIELDS
-from hill.storage import Base, schema_revision
+from hill.rules.statistics import STATS_FIELDS
+from hill.store import archive
+from hill.store.database import schema_revision
+from hill.store.tables import Base
+from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder, refit_due
 
 
 def stored_jousts(database: Path) -> dict[tuple[str, str], bytes]:
@@ -320,7 +323,7 @@ def test_versions_are_found_by_name(tmp_path: Path) -> None:
     board = archive.read_board(hill.db)
     assert board is not None
 
-    def labels(rows: list[archive.Row]) -> list[str]:
+    def labels(rows: list[Row]) -> list[str]:
         return [r.version.label for r in rows]
 
     assert labels(board.find("rush", "alice")) == ["alice.rush@2", "alice.rush@1"]

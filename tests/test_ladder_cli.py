@@ -7,11 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REFERENCE
+from support.reference import REFERENCE
 
-from hill import engine, scoring
-from hill.cli import full_matrix
-from hill.statistics import STATS_FIELDS
+from hill import engine
+from hill.cli.engine import full_matrix
+from hill.rules import scoring
+from hill.rules.statistics import STATS_FIELDS
 
 WIKI = sorted(str(p) for p in (REFERENCE / "warriors" / "wiki").glob("*.bfjoust"))
 

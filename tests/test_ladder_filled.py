@@ -8,10 +8,10 @@ import pytest
 from scipy.optimize import check_grad
 from scipy.special import expit
 
-from hill import scoring, statistics
 from hill.ladder import estimate, filled, ladder, pairing
 from hill.ladder.filled import BATTLES, Filled
 from hill.ladder.ratings import Games, Posterior, centred_variance
+from hill.rules import scoring, statistics
 
 RNG = np.random.default_rng(12)
 

@@ -14,17 +14,25 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE
+import sqlalchemy
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 from sqlalchemy import select
+from support.reference import REFERENCE
 
-from hill import arena, engine
+from hill import engine
 from hill.config import HillSettings
+from hill.engine import arena
 from hill.errors import HillError
-from hill.queries import HillQueries
-from hill.reports import json_report, text_report
-from hill.service import Hill
-from hill.statistics import STATS_FIELDS
-from hill.storage import Database, Joust, Program, schema_revision
+from hill.rules.reports import json_report, text_report
+from hill.rules.requests import Outcome, answer_text
+from hill.rules.statistics import STATS_FIELDS
+from hill.store.database import Database, migrations_config, schema_revision
+from hill.store.queries import HillQueries
+from hill.store.requests import RequestBook
+from hill.store.tables import Base, Joust, ProgramRow
+from hill.writers.hill import Hill
 
 FIXTURE = REFERENCE.parent / "hill-0002"
 EXPECTED = json.loads((FIXTURE / "expected.json").read_text())
@@ -67,12 +75,12 @@ def test_a_0002_hill_is_upgraded_and_reads_as_before(data: Path) -> None:
     hill = Hill(HillSettings(data_dir=data, size=6), jobs=2)
     assert hill.db.revision() == schema_revision()
     with hill.db.session() as session:
-        for program in session.scalars(select(Program)):
+        for program in session.scalars(select(ProgramRow)):
             assert program.code_hash == hashlib.sha256(program.code).hexdigest()
     assert new_jousts(hill) == expected_jousts
     # every moved joust is what the engine plays, from the lower hash's side
     with hill.db.session() as session:
-        code = {h: c for h, c in session.execute(select(Program.code_hash, Program.code))}
+        code = {h: c for h, c in session.execute(select(ProgramRow.code_hash, ProgramRow.code))}
     for (left, right), outcomes in expected_jousts.items():
         played = engine.joust(
             engine.compile_program(code[left]), engine.compile_program(code[right])
@@ -84,7 +92,7 @@ def test_a_0002_hill_is_upgraded_and_reads_as_before(data: Path) -> None:
         if event["report"] is not None:
             assert text_report(queries.standings_at(event["id"])) == event["report"]
     current = json_report(queries.standings(), None)
-    # the statistics came later (hill.statistics): there, and the rest as it was
+    # the statistics came later (hill.rules.statistics): there, and the rest as it was
     stats = [program.pop("stats") for program in current["programs"]]
     assert all(list(s) == list(STATS_FIELDS) for s in stats)
     assert current == EXPECTED["current"]
@@ -177,3 +185,52 @@ def test_the_upgrade_can_be_undone(data: Path) -> None:
     database.upgrade()
     hill = Hill(HillSettings(data_dir=data, size=6))
     assert new_jousts(hill) == expected
+
+
+def test_every_table_is_both_a_model_and_a_migration(tmp_path: Path) -> None:
+    """A database made by the migrations alone has exactly the models'
+    tables, column for column (Alembic's compare_metadata), and Alembic,
+    run through migrations/env.py as the hill runs it, finds nothing to
+    autogenerate: env.py hands it every table."""
+    database = Database(tmp_path / "hill.sqlite3")
+    database.upgrade()
+    with database.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+        stored = set(sqlalchemy.inspect(connection).get_table_names()) - {"alembic_version"}
+    assert stored == set(Base.metadata.tables) and len(stored) == 12
+    command.check(migrations_config(database.engine))  # raises if autogenerate sees a change
+    database.close()
+
+
+def test_answers_stored_before_0007_are_kept(tmp_path: Path) -> None:
+    """0007 turns a request's answer text into its outcome, and back."""
+    database = Database(tmp_path / "hill.sqlite3")
+    database.upgrade("0006")
+    with database.engine.begin() as connection:
+        for state, result, program, announce in (
+            ("done", "New program a.b: rank 1/1. https://h/program/a.b", "a.b", True),
+            ("failed", "parse error at line 1, column 1: unmatched '['", None, False),
+        ):
+            connection.execute(
+                sqlalchemy.text(
+                    "INSERT INTO requests (created_at, nick, channel, origin, command, owner,"
+                    " name, state, attempts, result, program, announce, delivered)"
+                    " VALUES (CURRENT_TIMESTAMP, 'a', NULL, 'irc', 'challenge', 'a', 'b',"
+                    " :state, 1, :result, :program, :announce, 0)"
+                ),
+                {"state": state, "result": result, "program": program, "announce": announce},
+            )
+    database.upgrade()
+    said = "New program a.b: rank 1/1. https://h/program/a.b"
+    done, failed = RequestBook(database).undelivered()
+    assert done.answer == Outcome(said, None, "a.b", True)
+    assert answer_text(done.answer, str) == said  # said as it was
+    assert failed.answer == Outcome("parse error at line 1, column 1: unmatched '['")
+    database.downgrade("0006")
+    with database.engine.connect() as connection:
+        rows = connection.execute(sqlalchemy.text("SELECT result, program, announce FROM requests"))
+        assert [tuple(row) for row in rows] == [
+            ("New program a.b: rank 1/1. https://h/program/a.b", "a.b", 1),
+            ("parse error at line 1, column 1: unmatched '['", None, 0),
+        ]
+    database.close()

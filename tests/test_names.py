@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hill import names
 from hill.errors import HillError
+from hill.rules import names
 
 
 @pytest.mark.parametrize(

@@ -42,8 +42,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
 
 def test_the_wheel_carries_the_engine_and_its_data(wheel: zipfile.ZipFile) -> None:
     names = wheel.namelist()
-    assert any(n.startswith("hill/_engine") and n.endswith(".so") for n in names)
-    assert "hill/_engine.pyi" in names  # its types, for editors and type checkers
+    assert any(n.startswith("hill/engine/_engine") and n.endswith(".so") for n in names)
+    assert "hill/engine/_engine.pyi" in names  # its types, for editors and type checkers
     assert "migrations/script.py.mako" in names
     assert any(n.startswith("migrations/versions/0001") for n in names)
     assert sum(n.startswith("hill/starters/") for n in names) >= 5

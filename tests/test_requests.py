@@ -15,18 +15,25 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
-import hill.ladder.archive
-import hill.tournaments.records  # noqa: F401  (and the tournaments')
-from bot.runner import MAX_ATTEMPTS, Runner, answer_text
+import hill.store.archive
+import hill.store.records  # noqa: F401  (and the tournaments')
+from bot.runner import MAX_ATTEMPTS, Answer, Runner
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.requests import QueueFull, Request, RequestBook
-from hill.service import Hill, Report
-from hill.storage import Base, Event, schema_revision
-from hill.uploads import LinkRefused, UploadLinks
+from hill.errors import LinkRefused, QueueFull
+from hill.rules.events import EventKind
+from hill.rules.requests import Outcome, answer_text
+from hill.store.database import schema_revision
+from hill.store.requests import RequestBook, finish
+from hill.store.tables import Base, Event, Request
+from hill.store.uploads import UploadLinks
+from hill.web.urls import Urls
+from hill.writers import hill as writers_hill
+from hill.writers.hill import Hill
 
 RUSH = b"(>)*9([-]>)*21"
 TRAIL = b">(+)*10>(-)*10(>)*6([+]>)*21"
 URL = "https://hill.example.org/"
+program_url = Urls(site=URL).program
 
 
 def make_hill(tmp_path: Path) -> Hill:
@@ -68,45 +75,49 @@ def test_requests_wait_in_order_and_a_full_queue_refuses(tmp_path: Path) -> None
     assert book.waiting_before(second) == 1
 
 
-def test_a_request_is_done_in_the_transaction_of_its_hill_change(tmp_path: Path) -> None:
+def test_a_request_is_done_in_the_transaction_of_its_hill_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     hill = make_hill(tmp_path)
     book = RequestBook(hill.db)
     request = ask(book)
 
-    def killed_before_commit(session: object, report: Report) -> None:
-        book.finish(session, request, "answer")  # type: ignore[arg-type]
+    def killed_before_commit(session: object, request_id: int, outcome: Outcome) -> None:
+        finish(session, request_id, outcome)  # type: ignore[arg-type]
         raise KeyboardInterrupt  # the process dies before the commit
 
-    with pytest.raises(KeyboardInterrupt):
-        hill.challenge("alice", "rush", RUSH, record=killed_before_commit)
+    with monkeypatch.context() as patch:
+        patch.setattr(writers_hill, "finish", killed_before_commit)
+        with pytest.raises(KeyboardInterrupt):
+            hill.challenge("alice", "rush", RUSH, request=request)
     # neither the hill change nor the request's end were written
     assert hill.queries.standings().size == 0 and hill.queries.events() == []
     assert book.get(request).state == "queued"
 
-    def record(session: object, report: Report) -> None:
-        book.finish(session, request, answer_text(report, URL), program=report.program)  # type: ignore[arg-type]
-
-    hill.challenge("alice", "rush", RUSH, record=record)
+    hill.challenge("alice", "rush", RUSH, request=request)
     done = book.get(request)
-    assert done.state == "done" and done.program == "alice.rush"
-    assert done.result is not None and done.result.startswith("New program alice.rush: ")
+    answer = done.answer
+    assert done.state == "done" and answer is not None and answer.program == "alice.rush"
+    assert answer_text(answer, program_url).startswith("New program alice.rush: ")
     assert [e.kind for e in hill.queries.events()] == ["join"]
 
 
 def test_answers_say_new_or_updated_and_link_the_program() -> None:
-    standings = None  # not read by answer_text
-    new = Report("a.b: points 1", standings, True, "a.b", "join")  # type: ignore[arg-type]
+    new = Outcome("a.b: points 1", EventKind.JOIN, "a.b", True)
     assert (
-        answer_text(new, URL) == "New program a.b: points 1. https://hill.example.org/program/a.b"
+        answer_text(new, program_url)
+        == "New program a.b: points 1. https://hill.example.org/program/a.b"
     )
-    pushed = Report("a.b: ...; pushed off c.d", standings, True, "a.b", "challenge")  # type: ignore[arg-type]
-    assert answer_text(pushed, URL).startswith("New program a.b: ...; pushed off c.d. https://")
-    update = Report("x[1].y: rank 2/5 (+1)", standings, True, "x[1].y", "update")  # type: ignore[arg-type]
-    assert answer_text(update, URL) == (
+    pushed = Outcome("a.b: ...; pushed off c.d", EventKind.CHALLENGE, "a.b", True)
+    assert answer_text(pushed, program_url).startswith(
+        "New program a.b: ...; pushed off c.d. https://"
+    )
+    update = Outcome("x[1].y: rank 2/5 (+1)", EventKind.UPDATE, "x[1].y", True)
+    assert answer_text(update, program_url) == (
         "Updated x[1].y: rank 2/5 (+1). https://hill.example.org/program/x%5B1%5D.y"
     )
-    test = Report("a.b: ...; test only", standings, False, "a.b", "test")  # type: ignore[arg-type]
-    assert answer_text(test, URL) == "a.b: ...; test only"
+    test = Outcome("a.b: ...; test only", EventKind.TEST, None, False)
+    assert answer_text(test, program_url) == "a.b: ...; test only"
 
 
 def test_upload_links_work_once_before_they_expire(tmp_path: Path) -> None:
@@ -162,8 +173,8 @@ class Answers:
         self.sent: list[tuple[str, str | None, str]] = []
         self.new = asyncio.Event()
 
-    def __call__(self, request: Request, text: str, on_sent: Callable[[], None]) -> None:
-        self.sent.append((request.nick, request.channel, text))
+    def __call__(self, request: Request, answer: Answer, on_sent: Callable[[], None]) -> None:
+        self.sent.append((request.nick, request.channel, answer.line))
         on_sent()
         self.new.set()
 
@@ -223,14 +234,7 @@ def test_after_a_restart_answers_say_what_happened(tmp_path: Path) -> None:
     # left by a crash: an answer stored but not sent, a request cut off while
     # played, one still queued, and one the bot died playing every time
     answered = ask(book, nick="ann", channel=None, owner="ann", name="rush")
-    hill.challenge(
-        "ann",
-        "rush",
-        RUSH,
-        record=lambda session, report: book.finish(
-            session, answered, answer_text(report, URL), announce=True
-        ),
-    )
+    hill.challenge("ann", "rush", RUSH, request=answered)
     cut_off = ask(book, nick="ben", owner="ben", name="trail", code=TRAIL)
     book.start(cut_off)
     ask(book, nick="cy", channel=None, owner="cy", name="t", command="test", origin="web")

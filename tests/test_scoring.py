@@ -2,32 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.reference import fixture_matrix, scores_of
 
-from hill import engine, scoring
-
-
-def fixture_matrix() -> tuple[np.ndarray, dict[str, list[float]]]:
-    fixture = json.loads((REFERENCE / "scores-esohill-20131008.json").read_text())
-    names = (REFERENCE / "index.txt").read_text().split()
-    lines = (REFERENCE / "results.txt").read_text().splitlines()
-    index = [names.index(p) for p in fixture["programs"]]
-    n = len(index)
-    r = np.zeros((n, n, engine.BATTLES), dtype=np.int8)
-    for a, i in enumerate(index):
-        for b, j in enumerate(index):
-            r[a, b] = engine.parse_classic_line(lines[i * len(names) + j])
-    return r, fixture
-
-
-def scores_of(r: np.ndarray) -> scoring.Scores:
-    return scoring.score_all(scoring.battle_wins(r), r.shape[2])
+from hill import engine
+from hill.rules import scoring
 
 
 def test_all_six_methods_match_the_established_hill() -> None:

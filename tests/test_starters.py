@@ -6,7 +6,7 @@ from __future__ import annotations
 from importlib import resources
 
 import pytest
-from conftest import warrior_path
+from support.reference import warrior_path
 
 from hill import engine
 
@@ -14,7 +14,7 @@ STARTERS = sorted(
     (p for p in (resources.files("hill") / "starters").iterdir() if p.name.endswith(".bfjoust")),
     key=lambda p: p.name,
 )
-# every character that is not a comment in BF Joust (RULES.md), digits included
+# every character that is not a comment in BF Joust (docs/rules.md), digits included
 CODE_CHARACTERS = set("+-<>.,[](){}*%0123456789")
 OPPONENTS = [
     "wiki/poke.bfjoust",

@@ -1,4 +1,4 @@
-"""The statistics of STATISTICS.md on hand-made records, worked out by hand."""
+"""The statistics of docs/statistics.md on hand-made records, worked out by hand."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from math import sqrt
 
 import numpy as np
 import pytest
-from test_scoring import fixture_matrix, scores_of
+from support.reference import fixture_matrix, scores_of
 
-from hill import scoring, statistics
-from hill.statistics import Record
+from hill.rules import scoring, statistics
+from hill.rules.statistics import Record
 
 
 def joust(won: int, tied: int, lost: int) -> np.ndarray:
@@ -47,8 +47,8 @@ def test_a_full_hill_without_yates() -> None:
     PPRG: P_A = 72/42, P_B = -30/42, P_C = -42/42, over sqrt(2).
     Games behind A: W* = (W + T/2)/42: A 78/42, B 27/42, C 21/42; L* = 2 - W*:
     A 6/42, B 57/42, C 63/42.  GB_B = (51 + 51)/84, GB_C = (57 + 57)/84.
-    QOOA in the order A, B, C: 2q = 2, 4/3, 2/3: A (4/3 + 2/3)/2 = 1,
-    B (2 + 2/3)/2 = 4/3, C (2 + 4/3)/2 = 5/3."""
+    QOOA: q = A 1, B 2/3, C 1/3; everyone met everyone else once, so the
+    mean q of its opponents is the mean q of all the others: exactly 1."""
     stats = statistics.compute(record(3, HILL), [0, 1, 2], points_scorer)
     assert stats.wins.tolist() == [72, 21, 21]
     assert stats.ties.tolist() == [12, 12, 0]
@@ -60,7 +60,7 @@ def test_a_full_hill_without_yates() -> None:
     assert stats.tazd == pytest.approx([1000 * c / sqrt(84) for c in tazd])
     assert stats.pprg == pytest.approx([72 / 42 / sqrt(2), -30 / 42 / sqrt(2), -1 / sqrt(2)])
     assert stats.games_behind == pytest.approx([0, 102 / 84, 114 / 84])
-    assert stats.qooa == pytest.approx([1, 4 / 3, 5 / 3])
+    assert stats.qooa.tolist() == [1.0, 1.0, 1.0]
     assert stats.tapl_q == pytest.approx(stats.tapl * stats.qooa)
 
 
@@ -84,8 +84,12 @@ def test_a_ladder_with_yates_and_unequal_games() -> None:
     Games behind, leader C (order C, A, B, D), g_max = 2: W* A 60.5/42,
     B 1.5/42, C 63.5/42, D 0.5/42; L* = g - W*.  GB_A = (3 + 3)/84,
     GB_B = (62 + 20)/84 + 1/2, GB_D = (63 + 21)/84 + 1/2.
-    QOOA: 2q = C 2, A 3/2, B 1, D 1/2.  A met B, C: 3/2; B met A: 3/2;
-    C met A, D: 1; D met C: 2.
+    QOOA: q = C 1, A 3/4, B 1/2, D 1/4 (sum 5/2).  Mean q of the opponents
+    met over the mean q of all the others, (5/2 - q) / 3:
+    A met B, C: (1/2 + 1)/2 = 3/4 over (5/2 - 3/4)/3 = 7/12: 9/7;
+    B met A: 3/4 over (5/2 - 1/2)/3 = 2/3: 9/8;
+    C met A, D: (3/4 + 1/4)/2 = 1/2 over (5/2 - 1)/3 = 1/2: 1;
+    D met C: 1 over (5/2 - 1/4)/3 = 3/4: 4/3.
     PPRG: A (37/42)/sqrt(2), B -39/42, C (43/42)/sqrt(2), D -41/42."""
     stats = statistics.compute(record(4, LADDER), [2, 0, 1, 3], points_scorer)
     assert stats.jousts.tolist() == [2, 1, 2, 1]
@@ -94,8 +98,32 @@ def test_a_ladder_with_yates_and_unequal_games() -> None:
     assert stats.tapl[:2] == pytest.approx([1000 * chi2_a / sqrt(84), 1000 * chi2_b / sqrt(42)])
     assert stats.tazd[1] == pytest.approx(1000 * (14**2 / 15.5 + 13.75**2 / 25.75) / sqrt(42))
     assert stats.games_behind == pytest.approx([6 / 84, 82 / 84 + 0.5, 0, 84 / 84 + 0.5])
-    assert stats.qooa == pytest.approx([1.5, 1.5, 1, 2])
+    assert stats.qooa == pytest.approx([9 / 7, 9 / 8, 1, 4 / 3])
     assert stats.pprg == pytest.approx([37 / 42 / sqrt(2), -39 / 42, 43 / 42 / sqrt(2), -41 / 42])
+
+
+def test_opponent_quality_counts_rematches_and_skips_the_idle() -> None:
+    """Four programs ranked A, B, C, D: q = 1, 3/4, 1/2, 1/4 (sum 5/2).
+    A met B twice and C; B met A twice; C met A; D met nobody.
+      A: mean q met (3/4 + 3/4 + 1/2)/3 = 2/3, of the others (5/2 - 1)/3 = 1/2: 4/3
+      B: 1 over (5/2 - 3/4)/3 = 7/12: 12/7
+      C: 1 over (5/2 - 1/2)/3 = 2/3: 3/2
+      D: no jousts, 0."""
+    pairs = np.array([[0, 1], [1, 0], [0, 2]])
+    rematches = Record(4, pairs, np.zeros((3, 42), dtype=np.int8))
+    qooa = statistics.opponent_quality(rematches, np.array([1, 2, 3, 4]))
+    assert qooa == pytest.approx([4 / 3, 12 / 7, 3 / 2, 0])
+    alone = Record(1, np.zeros((0, 2), dtype=np.int64), np.zeros((0, 42), dtype=np.int8))
+    assert statistics.opponent_quality(alone, np.array([1])).tolist() == [0.0]
+
+
+@pytest.mark.parametrize("size", [2, 3, 10, 47, 500])
+def test_opponent_quality_is_exactly_one_on_a_full_hill(size: int) -> None:
+    """Whatever the ranking, everyone met everyone else once: exactly 1."""
+    rank = np.random.default_rng(size).permutation(size) + 1
+    a, b = np.triu_indices(size, 1)
+    hill = Record(size, np.stack([a, b], axis=1), np.zeros((len(a), 42), dtype=np.int8))
+    assert statistics.opponent_quality(hill, rank).tolist() == [1.0] * size
 
 
 def test_yates_only_below_five() -> None:
@@ -130,15 +158,15 @@ def test_a_clear_order_has_exact_rank_intervals() -> None:
 
 def test_the_2013_hill() -> None:
     """On the full reference hill: every program met 46 others, the leader
-    is 0 games behind with QOOA 1, the last has QOOA (N+2)/N, rank
-    intervals hold the markov rank, and the JSON object has the spec's keys."""
+    is 0 games behind, everyone's QOOA is exactly 1, rank intervals hold
+    the markov rank, and the JSON object has the spec's keys."""
     r, _ = fixture_matrix()
     order = scoring.rank_order(scores_of(r), "markov", list(range(47)))
     r = r[np.ix_(order, order)]
     stats = statistics.hill_statistics(r, "markov")
     assert (stats.wins + stats.ties + stats.losses == 46 * 42).all()
     assert stats.games_behind[0] == 0 and (stats.games_behind[1:] > 0).all()
-    assert stats.qooa[0] == pytest.approx(1) and stats.qooa[-1] == pytest.approx(49 / 47)
+    assert stats.qooa.tolist() == [1.0] * 47
     ranks = np.arange(1, 48)
     assert ((stats.rank_low <= ranks) & (ranks <= stats.rank_high)).mean() > 0.9
     assert list(stats.as_json(0)) == list(statistics.STATS_FIELDS)

@@ -1,5 +1,5 @@
 """`bfjoust tournament run`, as a real process: the JSON contract of
-TOURNAMENTS.md over real programs, and bad input."""
+docs/tournaments.md over real programs, and bad input."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ import json
 import os
 import pty
 import signal
-import sqlite3
 import struct
 import subprocess
 import sys
 import termios
 import threading
 import time
-from contextlib import closing
 from itertools import combinations, pairwise
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE
+from support.reference import REFERENCE
+from support.statefile import count_matches
 
 from hill import engine
 
@@ -214,15 +213,6 @@ def test_text_output_is_a_table(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["#", "name", "wins"]
     assert len(lines) == 1 + 4 + 1 and lines[-1] == "round-robin, 1 round: complete"
-
-
-def count_matches(state: Path, status: str) -> int:
-    try:
-        with closing(sqlite3.connect(f"file:{state}?mode=ro", uri=True)) as db:
-            query = "SELECT count(*) FROM matches WHERE status = ?"
-            return db.execute(query, (status,)).fetchone()[0]
-    except sqlite3.Error:  # not created yet
-        return 0
 
 
 def test_a_state_file_resumes_after_sigkill_with_the_same_result(tmp_path: Path) -> None:

@@ -16,16 +16,18 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import REFERENCE
-from daskcluster import DaskCluster
-from test_tournament_cli import count_matches
+from support.daskcluster import DaskCluster
+from support.reference import REFERENCE
+from support.statefile import count_matches
 
-from hill import arena
-from hill.arena import Arena
-from hill.tournaments import TournamentError
-from hill.tournaments.dask_executor import DaskExecutor
+from hill.engine import arena
+from hill.engine.arena import Arena
+from hill.errors import TournamentError
+from hill.play.cluster import DaskExecutor
+from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.runner import ROUND_ROBIN, Tournament, TournamentPlan
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.round_robin import ROUND_ROBIN
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +76,7 @@ def test_a_hill_tournament_plays_on_the_configured_cluster(
 ) -> None:
     """`[cluster] scheduler` sends a hill tournament's jousts to the cluster
     (they are stored as the hill's) and the result is the local one."""
-    from ladderhill import archive_hill
+    from support.ladderhill import archive_hill
 
     archive_hill(tmp_path / "local", count=14, size=4).close()
     shutil.copytree(tmp_path / "local", tmp_path / "remote")

@@ -18,23 +18,25 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from ladderhill import archive_hill, reference
 from sqlalchemy import func, select
+from support.ladderhill import archive_hill, reference
 
-import hill.ladder.archive
-import hill.requests  # noqa: F401  (and the request book's)
-from hill.arena import Arena
+import hill.store.archive
+import hill.store.requests  # noqa: F401  (and the request book's)
 from hill.config import HillSettings
-from hill.service import Hill
-from hill.storage import Base, Joust, schema_revision
-from hill.tournament_service import HillTournaments
-from hill.tournaments import TournamentError
-from hill.tournaments.hill_pools import archive_entrants, hill_pool, join_pools
+from hill.engine.arena import Arena
+from hill.errors import TournamentError
+from hill.play.tournament import Tournament
+from hill.store.database import schema_revision
+from hill.store.pools import archive_entrants, hill_pool, join_pools
+from hill.store.records import progress_mark, progress_marks, tournament, tournaments
+from hill.store.tables import Base, Joust
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.records import progress_mark, progress_marks, tournament, tournaments
-from hill.tournaments.runner import Tournament, TournamentPlan
+from hill.tournaments.plan import TournamentPlan
 from hill.web import tournament_data
 from hill.web.tournament_reader import TournamentReader
+from hill.writers.hill import Hill
+from hill.writers.tournaments import HillTournaments
 
 
 def stored_jousts(hill: Hill) -> int:

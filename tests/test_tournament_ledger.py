@@ -1,4 +1,4 @@
-"""Matches checked out and committed (TOURNAMENTS.md), and a tournament
+"""Matches checked out and committed (docs/tournaments.md), and a tournament
 picked up from its ledger after an interruption finishing as it would have."""
 
 from __future__ import annotations
@@ -6,11 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import pytest
-from conftest import REFERENCE
+from support.reference import REFERENCE
 
-from hill.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
-from hill.tournaments.ledger import Ledger, LedgerError, MatchStatus, MemoryStore
-from hill.tournaments.runner import ROUND_ROBIN, SWISS, Tournament, TournamentPlan
+from hill.engine.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
+from hill.errors import LedgerError
+from hill.play.tournament import Tournament
+from hill.tournaments.ledger import Ledger, MatchStatus, MemoryStore
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.round_robin import ROUND_ROBIN
+from hill.tournaments.swiss import SWISS
 
 
 def test_a_round_is_created_whole_checked_out_and_committed() -> None:

@@ -1,4 +1,4 @@
-"""The tournament rules of TOURNAMENTS.md, on small pools worked out by hand."""
+"""The tournament rules of docs/tournaments.md, on small pools worked out by hand."""
 
 from __future__ import annotations
 
@@ -10,18 +10,10 @@ from collections.abc import Iterable, Iterator
 import pytest
 
 from hill.tournaments.criteria import median_buchholz, parse_criteria, swiss_standings
+from hill.tournaments.formats import COMPLETE, Ended, Pairing
 from hill.tournaments.match import MatchResult, Round, match_score
 from hill.tournaments.round_robin import crosstable, reality_show, standings, total_wins
-from hill.tournaments.swiss import (
-    BLOCK,
-    COMPLETE,
-    Ended,
-    Pairing,
-    SwissSettings,
-    closest_pairs,
-    next_round,
-    planned_rounds,
-)
+from hill.tournaments.swiss import BLOCK, SwissSettings, closest_pairs, next_round, planned_rounds
 
 
 def test_match_score_and_sides() -> None:

@@ -1,16 +1,11 @@
-"""bench/varied.py, the generator of varied programs the benchmarks use."""
+"""hill/engine/varied.py, the generator of varied programs the benchmarks use."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import varied
 
 from hill import engine
+from hill.engine import varied
 
 
 def test_varied_programs_are_valid_distinct_seeded_and_of_every_kind() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from webhill import (
+from support.webhill import (
     Server,
     WebProcess,
     battle_query,
@@ -26,7 +26,7 @@ from webhill import (
 )
 
 from hill import engine
-from hill.reports import json_report
+from hill.rules.reports import json_report
 
 RUSH = b"(>)*9([-]>)*21"
 IDLE = b"[]"

@@ -16,7 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import (
+from support.webhill import (
     Server,
     chromium,
     console_errors,

@@ -16,14 +16,14 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from conftest import warrior_path
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import WebProcess, chromium, get, git
+from support.reference import warrior_path
+from support.webhill import WebProcess, chromium, get, git
 
-from hill.arena import code_hash
 from hill.config import HillSettings, WebSettings
-from hill.queries import HillQueries
+from hill.engine.arena import code_hash
+from hill.store.queries import HillQueries
 from hill.web.server import SECURITY_HEADERS, create_app
 
 RUSH = b"(>)*9([-]>)*21"

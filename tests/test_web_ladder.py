@@ -12,15 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ladderhill import archive_hill, reference
 from selenium import webdriver
 from selenium.webdriver.common.by import By
-from webhill import Server, chromium, console_errors, css, get, load, shared_server
+from support.ladderhill import archive_hill, reference
+from support.webhill import Server, chromium, console_errors, css, get, load, shared_server
 
-from hill.ladder import archive
-from hill.ladder_service import ArchiveLadder
-from hill.statistics import hill_statistics
+from hill.rules.statistics import hill_statistics
+from hill.store import archive
 from hill.web.state import READER
+from hill.writers.ladder import ArchiveLadder
 
 DASH = "\N{EN DASH}"  # between the ends of an interval
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}

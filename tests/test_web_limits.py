@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from webhill import (
+from support.webhill import (
     Reply,
     WebProcess,
     battle_query,
@@ -25,7 +25,7 @@ from webhill import (
     same_battle,
 )
 
-from hill.service import Hill
+from hill.writers.hill import Hill
 
 MALFORMED = {
     "request line over 8190 bytes": b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",

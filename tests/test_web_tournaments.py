@@ -23,7 +23,7 @@ from PIL import Image
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from webhill import (
+from support.webhill import (
     Server,
     build_hill,
     chromium,
@@ -36,13 +36,13 @@ from webhill import (
 )
 
 from hill import engine
-from hill.arena import code_hash
-from hill.service import Hill
-from hill.tournament_service import HillTournaments
-from hill.tournaments import records
+from hill.engine.arena import code_hash
+from hill.store import records
 from hill.web import bump_chart, thumbnail
 from hill.web.server import SECURITY_HEADERS
 from hill.web.tournament_data import sample_battle
+from hill.writers.hill import Hill
+from hill.writers.tournaments import HillTournaments
 
 SWISS_CRITERIA = ["score", "buchholz", "neustadtl", "cumulative", "opp_cumulative", "wins"]
 SWISS_COLUMNS = [*SWISS_CRITERIA, "draws", "losses", "byes"]

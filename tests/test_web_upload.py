@@ -18,15 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
-import ircservers
 import pytest
-from botharness import CHANNEL, run, wait_until
-from botprocess import BotProcess
-from ircclient import IrcTestClient
 from selenium import webdriver
 from selenium.webdriver.support.ui import WebDriverWait
-from test_web_browser import console_errors, css, load
-from webhill import chromium
+from support import ircservers
+from support.botharness import CHANNEL, run, wait_until
+from support.botprocess import BotProcess
+from support.ircclient import IrcTestClient
+from support.webhill import chromium, console_errors, css, load
 
 from bot.ircd import Ngircd, free_port
 

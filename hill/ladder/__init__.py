@@ -11,5 +11,9 @@
 - `report`: the result as the JSON of `bfjoust ladder run` and as text.
 
 Everything here is pure computation over plain arrays; playing jousts is
-the Player's business.
+the Player's business.  `board`: the hill's all-time ladder as plain data
+(hill.store.archive keeps it, hill.writers.ladder plays it).
+
+May import: hill.engine (its arena, for `arena_player`), hill.rules, numpy,
+scipy, threadpoolctl.  No I/O library at any depth.
 """

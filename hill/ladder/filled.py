@@ -38,7 +38,7 @@ from functools import cached_property
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from hill import scoring
+from hill.rules import scoring
 
 Index = slice | np.ndarray
 

@@ -4,7 +4,7 @@ Rounds of jousts chosen by a pairing rule (hill.ladder.pairing), played
 through a `Player` (the seam to whatever plays jousts: the arena for files,
 the hill's stored jousts and arena in the hill), then the ratings refitted;
 at the end the markov ranking of the full round robin is estimated
-(hill.ladder.estimate) and every statistic of STATISTICS.md computed over the jousts played.
+(hill.ladder.estimate) and every statistic of docs/statistics.md computed over the jousts played.
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hill import arena, engine, statistics
-from hill.engine import JoustResult
+from hill import engine
+from hill.engine import JoustResult, arena
 from hill.ladder import pairing, seeding
 from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots
 from hill.ladder.filled import Filled
 from hill.ladder.ratings import Games, Ratings, fit
+from hill.rules import statistics
 
 # plays jousts (first, second) between pool indices; outcomes from first's side
 Player = Callable[[Sequence[tuple[int, int]]], Sequence[JoustResult]]
@@ -245,9 +246,9 @@ def run(
 
 
 def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics:
-    """STATISTICS.md over the jousts played; the bootstrap rescores each
-    resample by how the estimate's markov moves with the played wins, to
-    first order (`resampled_scores`)."""
+    """docs/statistics.md over the jousts played; the bootstrap rescores
+    each resample by how the estimate's markov moves with the played wins,
+    to first order (`resampled_scores`)."""
     record = ladder.record()
 
     def scorer(draws: np.ndarray) -> np.ndarray:

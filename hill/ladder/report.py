@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hill.ladder.archive import Board
+from hill.ladder.board import Board
 from hill.ladder.ladder import Ladder, Standing, joust_list, ranking
-from hill.statistics import Statistics
-from hill.storage import iso_utc
+from hill.rules.events import iso_utc
+from hill.rules.statistics import Statistics
 
 
 def ladder_json(

@@ -1,20 +1,16 @@
-"""Tournaments: a fixed pool of programs played against each other and ranked.
+"""Tournaments' rules, pure: a fixed pool of programs played against each
+other and ranked (docs/tournaments.md).  They never change the hill.
 
-They never change the hill (the spec is TOURNAMENTS.md). The rules are pure
-functions over plain data, each in its own module:
+- `match`: a joust's margin as a match result (win, draw, loss), a round;
+- `formats`: what a format is (the protocol), a round's pairing, the end;
+- `round_robin`, `swiss`: the two formats, one module each (a new format is
+  one more module, named in `plan.FORMATS`); `criteria`: the Swiss criteria;
+- `ledger`: matches created, checked out and committed, round by round (a
+  state machine), and what a store of it does (`LedgerStore`);
+- `plan`: what decides a tournament besides its programs, and its result in
+  the tool contract.
 
-- `match`: a joust's margin as a match result (win, draw, loss);
-- `round_robin`: standings, crosstable and the reality show;
-- `swiss`: the Swiss pairing (round 1 from the seed, byes, deadlocks);
-- `criteria`: the Swiss tie-break criteria (Buchholz, Sonneborn-Berger, ...);
-- `ledger`: matches created, checked out and committed, round by round.
-
-Running one: `pools` reads the entrants, `runner` plays a tournament through
-the arena (`hill.arena`: every local core, or `dask_executor`: a Dask
-cluster), `state_file` keeps it in SQLite, and `commands` is `bfjoust
-tournament ...`.
+May import: hill.engine, hill.errors, networkx (Swiss pairing).  No I/O
+library at any depth.  Playing one is hill.play.tournament's; storing one,
+hill.store.records and hill.store.state_file.
 """
-
-
-class TournamentError(Exception):
-    """Bad input to a tournament (a bad pool, option or cluster): one clear message."""

@@ -1,4 +1,4 @@
-"""The Swiss criteria (TOURNAMENTS.md "Swiss", the criteria table), over plain rounds.
+"""The Swiss criteria (docs/tournaments.md "Swiss", the criteria table), over plain rounds.
 
 Every criterion is "higher is better"; the standings order by the criteria
 in the configured order, then by name. A rematch is one more match against

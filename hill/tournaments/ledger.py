@@ -1,4 +1,4 @@
-"""The checkout/commit model of matches (TOURNAMENTS.md "Matches are checked
+"""The checkout/commit model of matches (docs/tournaments.md "Matches are checked
 out and committed"), as a pure state machine.
 
 A round's matches are all created (queued) before any is played; a worker
@@ -6,7 +6,7 @@ checks matches out, plays them and commits each result. The next round is
 opened only when every match of the current one is committed. On a restart,
 matches checked out without a result go back to the queue.
 
-Each change returns what it changed (`Change`s), which a `LedgerStore`
+Each change returns what it changed (`LedgerChange`s), which a `LedgerStore`
 writes; `MemoryStore` keeps them in memory, a SQLite store can write the
 same changes in one transaction each.
 """
@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
-from hill.arena import Played
+from hill.engine.arena import Played
+from hill.errors import LedgerError
 from hill.tournaments.match import MatchResult, Round
 
 
@@ -60,11 +61,7 @@ class TournamentEnded:
     reason: str
 
 
-Change = RoundOpened | ScheduledMatch | TournamentEnded
-
-
-class LedgerError(RuntimeError):
-    """A change the model does not allow (a bug in the caller, never bad input)."""
+LedgerChange = RoundOpened | ScheduledMatch | TournamentEnded
 
 
 @dataclass
@@ -77,14 +74,14 @@ class Ledger:
     committed: int = 0  # how many matches are committed (kept as they change)
 
     @classmethod
-    def replay(cls, changes: list[Change]) -> Ledger:
+    def replay(cls, changes: list[LedgerChange]) -> Ledger:
         """The ledger that these changes, in order, leave behind."""
         ledger = cls()
         for change in changes:
             ledger._apply(change)
         return ledger
 
-    def _apply(self, change: Change) -> Change:
+    def _apply(self, change: LedgerChange) -> LedgerChange:
         if isinstance(change, RoundOpened):
             self.byes[change.number] = change.bye
         elif isinstance(change, ScheduledMatch):
@@ -109,12 +106,12 @@ class Ledger:
         """Every match of the current round is committed (true before round 1)."""
         return self.committed == len(self.matches)
 
-    def open_round(self, bye: str | None, pairs: list[tuple[str, str]]) -> list[Change]:
+    def open_round(self, bye: str | None, pairs: list[tuple[str, str]]) -> list[LedgerChange]:
         """Round current+1 with its matches, all queued."""
         if self.ended is not None or not self.round_complete():
             raise LedgerError("a round opens only when the last one is committed, before the end")
         number = self.current_round + 1
-        changes: list[Change] = [RoundOpened(number, bye)]
+        changes: list[LedgerChange] = [RoundOpened(number, bye)]
         changes += [ScheduledMatch(number, board, a, b) for board, (a, b) in enumerate(pairs)]
         return [self._apply(change) for change in changes]
 
@@ -166,19 +163,19 @@ class LedgerStore(Protocol):
     """Where a ledger's changes are kept: each `write` all or nothing, with
     the jousts played for them (a store that keeps jousts keeps those too)."""
 
-    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None: ...
+    def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None: ...
 
-    def read(self) -> list[Change]: ...
+    def read(self) -> list[LedgerChange]: ...
 
 
 @dataclass
 class MemoryStore:
     """A ledger kept in memory (a standalone run without a state file)."""
 
-    changes: list[Change] = field(default_factory=list)
+    changes: list[LedgerChange] = field(default_factory=list)
 
-    def write(self, changes: list[Change], played: Sequence[Played] = ()) -> None:
+    def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
         self.changes.extend(changes)
 
-    def read(self) -> list[Change]:
+    def read(self) -> list[LedgerChange]:
         return list(self.changes)

@@ -1,6 +1,6 @@
 """A match: a joust's margin m[a,b] read as a win, a draw or a loss.
 
-TOURNAMENTS.md "Match": a wins when m[a,b] > 0, a draw when m[a,b] = 0;
+docs/tournaments.md "Match": a wins when m[a,b] > 0, a draw when m[a,b] = 0;
 1 for a win, 0.5 for a draw, 0 for a loss. m[b,a] = -m[a,b].
 """
 

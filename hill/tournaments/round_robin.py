@@ -1,4 +1,4 @@
-"""Round robin: every unordered pair plays once (TOURNAMENTS.md "Round robin").
+"""Round robin: every unordered pair plays once (docs/tournaments.md "Round robin").
 
 Standings order: score (wins + draws/2), then battle points (sum of m[a,b]/42),
 then name. The reality show re-ranks the same matches as the last program
@@ -10,9 +10,47 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import TYPE_CHECKING, Any
 
 from hill.engine import BATTLES
-from hill.tournaments.match import MatchResult
+from hill.tournaments.formats import COMPLETE, Ended, Pairing
+from hill.tournaments.match import MatchResult, Round
+
+if TYPE_CHECKING:
+    from hill.tournaments.plan import TournamentPlan
+
+ROUND_ROBIN = "round-robin"
+
+
+class RoundRobinFormat:
+    """The round robin (hill.tournaments.formats.TournamentFormat): one
+    round in which every pair meets once."""
+
+    name = ROUND_ROBIN
+    seeded = False
+    options: frozenset[str] = frozenset()
+    every_pair_meets = True
+
+    def planned_rounds(self, plan: TournamentPlan) -> int:
+        return 1
+
+    def expected_matches(self, plan: TournamentPlan) -> int:
+        n = len(plan.entrants)
+        return n * (n - 1) // 2
+
+    def next_round(self, plan: TournamentPlan, rounds: Sequence[Round]) -> Pairing | Ended:
+        if rounds:
+            return Ended(COMPLETE)
+        return Pairing(1, None, tuple(round_robin_pairs(plan.entrants)))
+
+    def ranking(self, plan: TournamentPlan, rounds: Sequence[Round]) -> dict[str, Any]:
+        matches = [match for round_ in rounds for match in round_.matches]
+        table = standings(plan.entrants, matches)
+        wins = total_wins(table)
+        return {
+            "standings": [row.to_json(wins) for row in table],
+            "reality_show": reality_show(plan.entrants, matches),
+        }
 
 
 def round_robin_pairs(entrants: Sequence[str]) -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Swiss pairing (TOURNAMENTS.md "Swiss"): who meets whom in the next round.
+"""Swiss pairing (docs/tournaments.md "Swiss"): who meets whom in the next round.
 
 `next_round` is a pure function of the entrants, the settings and the rounds
 played so far: it returns the next round's pairing or why the tournament
@@ -15,13 +15,16 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from hill.tournaments.criteria import CRITERIA, swiss_standings
+from hill.tournaments.formats import COMPLETE, Ended, Pairing
 from hill.tournaments.match import Round
 
-COMPLETE = "complete"
+if TYPE_CHECKING:
+    from hill.tournaments.plan import TournamentPlan
+
+SWISS = "swiss"
 # Later rounds are paired in blocks of this many places of the standings (even):
 # a matching over every pair of thousands of entrants is slow, one of 32 is not
 BLOCK = 32
@@ -37,20 +40,31 @@ class SwissSettings:
     criteria: tuple[str, ...] = CRITERIA
 
 
-@dataclass(frozen=True)
-class Pairing:
-    """A round to play: its pairs (better placed first, board order) and its bye."""
+class SwissFormat:
+    """The Swiss format (hill.tournaments.formats.TournamentFormat)."""
 
-    number: int
-    bye: str | None
-    pairs: tuple[tuple[str, str], ...]
+    name = SWISS
+    seeded = True
+    options = frozenset({"additional_rounds", "allow_repeat", "criteria"})
+    every_pair_meets = False
 
+    def planned_rounds(self, plan: TournamentPlan) -> int:
+        return planned_rounds(len(plan.entrants), plan.additional_rounds)
 
-@dataclass(frozen=True)
-class Ended:
-    """The tournament is over: `reason` is COMPLETE or why it ended early."""
+    def expected_matches(self, plan: TournamentPlan) -> int:
+        return self.planned_rounds(plan) * (len(plan.entrants) // 2)
 
-    reason: str
+    def next_round(self, plan: TournamentPlan, rounds: Sequence[Round]) -> Pairing | Ended:
+        if plan.seed is None:
+            raise ValueError("a Swiss tournament needs a seed")
+        settings = SwissSettings(
+            plan.seed, plan.additional_rounds, plan.allow_repeat, plan.criteria
+        )
+        return next_round(plan.entrants, rounds, settings)
+
+    def ranking(self, plan: TournamentPlan, rounds: Sequence[Round]) -> dict[str, Any]:
+        rows = swiss_standings(plan.entrants, rounds, plan.criteria)
+        return {"standings": [row.to_json() for row in rows]}
 
 
 def planned_rounds(entrants: int, additional_rounds: int = 0) -> int:
@@ -139,6 +153,8 @@ def _closest_pairs(
     """A maximum weight matching among the perfect ones: its cost is, first,
     the number of rematches, then the sum of the squared standing distances
     of the pairs (squares prefer two close pairs to one closer and one far)."""
+    import networkx as nx  # loaded when a round is paired: it takes a while to import
+
     n = len(order)
     rematch_cost = n**3  # more than any sum of squared distances (n/2 pairs, each < n^2)
     most = rematch_cost * n  # above any pair's cost: every weight is positive

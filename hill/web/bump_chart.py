@@ -1,6 +1,6 @@
 """The reality show as a bump chart: pure geometry for an SVG drawn by a template.
 
-TOURNAMENTS.md "reality show": stage 1 ranks all N programs; stage k+1 drops
+docs/tournaments.md "reality show": stage 1 ranks all N programs; stage k+1 drops
 the last of stage k and ranks the rest again on their matches among
 themselves, until one is left.  The chart has a column per stage (x) and a
 row per rank (y); each program is a polyline through its rank at every

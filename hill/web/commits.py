@@ -13,26 +13,24 @@ The pure parts, `resolve` and `standings_moves`, are plain functions.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from aiohttp import web
-from cachetools import LRUCache
 
-from hill import names
-from hill.arena import code_hash
-from hill.errors import HillError
-from hill.queries import HillEvent, HillQueries, Version
-from hill.storage import iso_utc
-from hill.web import api
+from hill.engine.arena import code_hash
+from hill.errors import GitUnavailable, HillError, NotFound
+from hill.rules import names
+from hill.rules.events import iso_utc
+from hill.store.queries import HillEvent, HillQueries, ProgramVersion
+from hill.threads import LRU, Threads
+from hill.web import pages
 from hill.web.code_diff import code_diff
-from hill.web.git_reader import ChangedFile, GitCommit, GitReader, GitUnavailable
-from hill.web.state import NotFound, Timeline
+from hill.web.git_reader import ChangedFile, GitCommit, GitReader
+from hill.web.state import Timeline
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -98,15 +96,15 @@ class HistoryPages:
     def __init__(self, queries: HillQueries, repository: Path) -> None:
         self.queries = queries
         self.git = GitReader(repository)
-        self._commits: LRUCache[str, dict[str, Any]] = LRUCache(COMMITS_KEPT)
-        self._diffs: LRUCache[tuple[str, str], dict[str, Any]] = LRUCache(DIFFS_KEPT)
-        self._threads = ThreadPoolExecutor(2, thread_name_prefix="web-history")
+        self._commits: LRU[str, dict[str, Any]] = LRU(COMMITS_KEPT)
+        self._diffs: LRU[tuple[str, str], dict[str, Any]] = LRU(DIFFS_KEPT)
+        self._threads = Threads(2, "web-history")
 
     def close(self) -> None:
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        self._threads.close()
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
+        return await self._threads.run(function, *args)
 
     async def commit(self, timeline: Timeline, sha: str) -> dict[str, Any]:
         """A commit page's data (see README: /api/commit/SHA)."""
@@ -123,8 +121,8 @@ class HistoryPages:
                 ) from None
             if commit is None:
                 raise NotFound(f"commit {change.commit} is not in the hill's repository")
-            cached = self._commits[change.commit] = await self._commit_data(
-                timeline, change, commit
+            cached = self._commits.put(
+                change.commit, await self._commit_data(timeline, change, commit)
             )
         return cached
 
@@ -135,7 +133,7 @@ class HistoryPages:
         before = earlier[-2] if len(earlier) > 1 else None
         programs = [f for f in commit.files if f.path.endswith(names.SUFFIX)]
         return {
-            "event": api.event(change),
+            "event": pages.event(change),
             "commit": {
                 "sha": commit.sha,
                 "short": commit.sha[:SHORT],
@@ -179,7 +177,7 @@ class HistoryPages:
         key = (old_hash or "", new_hash or "")
         cached = self._diffs.get(key)
         if cached is None:
-            cached = self._diffs[key] = await self._run(_diff_of, old, new)
+            cached = self._diffs.put(key, await self._run(_diff_of, old, new))
         return cached
 
     async def versions(self, full_name: str) -> list[dict[str, Any]]:
@@ -203,7 +201,7 @@ class HistoryPages:
         return lambda: self.queries.code_of_hash(code_hash)
 
     async def code(self, code_hash: str) -> bytes:
-        """The code whose hash is `code_hash` (hill.arena.code_hash); NotFound if none."""
+        """The code whose hash is `code_hash` (hill.engine.arena.code_hash); NotFound if none."""
         if not CODE_HASH.fullmatch(code_hash):
             raise NotFound(f"{code_hash[:70]!r} is no code hash: 64 hexadecimal digits")
         try:
@@ -229,7 +227,7 @@ def _side(code: bytes | None, hash_: str | None) -> dict[str, Any] | None:
     return None if code is None else {"bytes": len(code), "hash": hash_}
 
 
-def _version(version: Version, diff: dict[str, Any] | None) -> dict[str, Any]:
+def _version(version: ProgramVersion, diff: dict[str, Any] | None) -> dict[str, Any]:
     arrival = version.arrival
     record = next((r for r in arrival.entries if r["id"] == version.id), None) if arrival else None
     return {
@@ -241,7 +239,7 @@ def _version(version: Version, diff: dict[str, Any] | None) -> dict[str, Any]:
         "status": version.status.value,
         "left": iso_utc(version.left_at) if version.left_at else None,
         "left_reason": version.left_reason.value if version.left_reason else None,
-        "event": api.event(arrival),
+        "event": pages.event(arrival),
         "rank": record["rank"] if record else None,
         "diff": diff,
     }

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 
 from feedgen.feed import FeedGenerator
 
-from hill.queries import HillEvent
-from hill.recorder import commit_title
+from hill.rules.changes import commit_title
+from hill.store.queries import HillEvent
 
 ENTRIES = 50
 # characters XML 1.0 cannot hold (feedgen refuses them rather than drop them)

@@ -18,13 +18,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from hill.errors import GitUnavailable
+
 TIME_LIMIT = 10.0  # seconds for one git command
 ZERO = "0" * 40  # git's id of "no object" (an added file's old side)
 AUTHOR = re.compile(rb"^author (.*) <(.*)> (\d+) ([+-]\d{4})$", re.MULTILINE)
-
-
-class GitUnavailable(Exception):
-    """git failed or took too long; the message says which."""
 
 
 @dataclass(frozen=True)

@@ -12,20 +12,20 @@ from aiohttp import web
 
 from hill.web.commits import HISTORY
 from hill.web.feed import atom_feed
-from hill.web.urls import Urls, site_url
+from hill.web.urls import PATHS, Urls, site_url
 from hill.web.views import page, reader
 
 routes = web.RouteTableDef()
 IMMUTABLE = "public, max-age=31536000, immutable"  # content named by its hash
 
 
-@page("commit", "/commit/{sha}", "/api/commit/{sha}", "commit.html", routes)
+@page("commit", "commit.html", routes)
 async def commit(request: web.Request) -> dict[str, Any]:
     timeline = await reader(request).history()
     return await request.app[HISTORY].commit(timeline, request.match_info["sha"])
 
 
-@routes.get("/code/{hash}", name="code")
+@routes.get(PATHS["code"], name="code")
 async def code(request: web.Request) -> web.Response:
     """A version's code exactly as submitted; text/plain, never rendered as HTML."""
     body = await request.app[HISTORY].code(request.match_info["hash"])
@@ -36,11 +36,11 @@ async def code(request: web.Request) -> web.Response:
     return response
 
 
-@routes.get("/history.atom", name="feed")
+@routes.get(PATHS["feed"], name="feed")
 async def feed(request: web.Request) -> web.Response:
     timeline = await reader(request).history()
     site = site_url(request).rstrip("/")
-    url = Urls(request.app.router)
+    url = Urls()
     body = atom_feed(
         timeline.changes,
         site + "/",

@@ -1,6 +1,6 @@
 """The all-time ladder's page, `/ladder`, and its JSON twin `/api/ladder`.
 
-The ladder's latest standing (hill.ladder.archive) is read in a thread of
+The ladder's latest standing (hill.store.archive) is read in a thread of
 its own and kept until it changes: a new standing, a new program in the
 ladder's pool, or a hill change (which programs are on the hill).  The page
 shows the ranking as an error-bar chart (server-side SVG) and a table, how
@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from sqlalchemy import func, select
 
-from hill.ladder import archive
 from hill.ladder.report import board_json
-from hill.storage import Database, Event
+from hill.store.archive import board_mark, read_board
+from hill.store.database import Database
 from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.views import page
 
@@ -39,15 +38,10 @@ class LadderReader(ThreadedReader):
 
     def _version(self) -> tuple[int | None, ...]:
         """What the page depends on, cheaply: the standing, the pool, the hill."""
-        with self.db.session() as session:
-            return (
-                archive.latest_snapshot_id(session),
-                session.scalar(select(func.max(archive.LadderVersion.id))),
-                session.scalar(select(func.max(Event.id))),
-            )
+        return board_mark(self.db)
 
     def _load(self) -> dict[str, Any]:
-        board = archive.read_board(self.db)
+        board = read_board(self.db)
         if board is None:
             return {"ladder": None}
         data = board_json(board)
@@ -71,7 +65,7 @@ def versions(ranking: list[dict[str, Any]]) -> list[dict[str, Any]]:
 LADDER = web.AppKey("ladder", LadderReader)
 
 
-@page("ladder", "/ladder", "/api/ladder", "ladder.html", table=routes)
+@page("ladder", "ladder.html", table=routes)
 async def ladder(request: web.Request) -> dict[str, Any]:
     return await request.app[LADDER].data()
 

@@ -7,12 +7,12 @@ event loop's default threads.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from aiohttp import web
+
+from hill.threads import Threads
 
 T = TypeVar("T")
 R = TypeVar("R", bound="ThreadedReader")
@@ -22,13 +22,13 @@ class ThreadedReader:
     """A reader with `threads` threads of its own, named `name`."""
 
     def __init__(self, threads: int, name: str) -> None:
-        self._threads = ThreadPoolExecutor(threads, thread_name_prefix=name)
+        self._threads = Threads(threads, name)
 
     def close(self) -> None:
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        self._threads.close()
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._threads, function, *args)
+        return await self._threads.run(function, *args)
 
 
 def serve(app: web.Application, key: web.AppKey[R], reader: R, routes: web.RouteTableDef) -> None:

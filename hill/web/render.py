@@ -88,12 +88,11 @@ def render(
     the URL that clones the hill's history (`clone_url`)."""
     event = data.get("event")
     asked = _asked_state(request)
-    router = request.app.router
     html = env.get_template(template).render(
         data=data,
         path=request.path,
-        url=Urls(router, event["id"] if event else None),
-        nav=Urls(router, asked),
+        url=Urls(event["id"] if event else None),
+        nav=Urls(asked),
         asked=asked,
         past=bool(event) and event["id"] != request.app[READER].latest,
         now=_in_current_state(request),

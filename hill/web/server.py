@@ -2,7 +2,7 @@
 
 `start_web` runs it on the bot's event loop; `run_web` (`bfjoust web`) runs
 it alone.  Layout: state.py reads the hill (cached, one state at a time),
-api.py shapes each page's data, views.py maps URLs to them, urls.py builds
+pages.py shapes each page's data, views.py maps URLs to them, urls.py builds
 the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
@@ -17,17 +17,19 @@ import logging
 from aiohttp import web
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
+from hill.errors import Busy, NotFound
+from hill.layout import DataFolder
 from hill.logs import configure_logging
-from hill.queries import HillQueries
-from hill.requests import RequestBook
-from hill.uploads import UploadLinks
+from hill.store.queries import HillQueries
+from hill.store.requests import RequestBook
+from hill.store.uploads import UploadLinks
 from hill.web import history_views, ladder_page, tournament_views, upload
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, quiet_client_errors
-from hill.web.state import READER, HillReader, NotFound
-from hill.web.trace_store import Busy, TraceStore
+from hill.web.state import READER, HillReader
+from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
 from hill.web.views import TRACES, json_response, routes
 
@@ -100,7 +102,7 @@ def create_app(
     app = web.Application(middlewares=[errors])
     app[READER] = HillReader(queries)
     app[PUBLIC_URL] = settings.public_url
-    repository = hill.data_dir / "hill-repo"
+    repository = DataFolder(hill.data_dir).repository
     app[HISTORY] = HistoryPages(queries, repository)
     app[TRACES] = TraceStore(
         queries.code_of_hash,

@@ -3,7 +3,7 @@
 The bot may change the hill at any moment (another thread, or another process
 through SQLite), so every view is taken at one event, one hill state, and
 cached under its id: a page never mixes two states, and while the hill does
-not change a request costs one small query.  The reads (hill.queries: plain
+not change a request costs one small query.  The reads (hill.store.queries: plain
 data) block (SQLite), so they run in threads.  Nothing here changes the hill:
 the web report reads a database the bot or `bfjoust hill` made.  Battles are
 trace_store.py's.
@@ -14,27 +14,23 @@ from __future__ import annotations
 import asyncio
 import bisect
 import datetime as dt
-from collections import OrderedDict
-from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill import names
-from hill.queries import HillEvent, HillQueries
-from hill.standings import Entry, Standings
-from hill.statistics import Statistics, hill_statistics
-from hill.storage import ARRIVALS
+from hill.errors import NotFound
+from hill.rules import names
+from hill.rules.events import ARRIVALS
+from hill.rules.standings import Entry, Standings
+from hill.rules.statistics import Statistics, hill_statistics
+from hill.store.queries import HillEvent, HillQueries
+from hill.threads import LRU
 from hill.web.reader_thread import ThreadedReader
 
 T = TypeVar("T")
 READ_THREADS = 2
-
-
-class NotFound(LookupError):
-    """Something a URL names does not exist; the message is shown to the reader."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +111,7 @@ class Snapshot:
 
     @cached_property
     def statistics(self) -> Statistics:
-        """STATISTICS.md for this state: computed once, as the snapshot is
+        """docs/statistics.md for this state: computed once, as the snapshot is
         cached per state (HillReader computes it in its read threads)."""
         return hill_statistics(self.standings.outcomes, self.standings.method)
 
@@ -130,26 +126,6 @@ def ages(standings: Standings, changes: tuple[HillEvent, ...]) -> dict[int, int]
     }
 
 
-class _Cache(OrderedDict[Hashable, Any]):
-    """A small least-recently-used cache."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def get_or(self, key: Hashable) -> Any:
-        if key in self:
-            self.move_to_end(key)
-            return self[key]
-        return None
-
-    def put(self, key: Hashable, value: T) -> T:
-        self[key] = value
-        if len(self) > self.size:
-            self.popitem(last=False)
-        return value
-
-
 class HillReader(ThreadedReader):
     """The read side of the web pages: snapshots, history and sources."""
 
@@ -157,7 +133,7 @@ class HillReader(ThreadedReader):
         super().__init__(READ_THREADS, "web-read")
         self.queries = queries
         self._history: tuple[Any, Timeline] | None = None
-        self._snapshots = _Cache(16)
+        self._snapshots: LRU[tuple[int, str | None], Snapshot] = LRU(16)
         self._building = asyncio.Lock()
         self.latest: int | None = None  # the current state's event, as last read
 
@@ -184,7 +160,7 @@ class HillReader(ThreadedReader):
             event_id = state[0]
         change = history.find(event_id) or await self._in_force(history, event_id)
         key = (change.id, change.commit)
-        cached = self._snapshots.get_or(key)
+        cached = self._snapshots.get(key)
         if cached is None:
             standings = await self._run(self.queries.standings_at, change.id)
             cached = Snapshot(change, standings, ages(standings, history.upto(change.id)))
@@ -194,15 +170,12 @@ class HillReader(ThreadedReader):
 
     async def _in_force(self, history: Timeline, event_id: int) -> HillEvent:
         """The state in force at an event that is no change of the hill (a
-        `!bfjoust-test` trial, which takes an event id but changes nothing).
-        Ids are never reused, so those between two changes all exist."""
-        earlier = history.upto(event_id)
-        if not earlier or (earlier[-1] is history.changes[-1] and not await self._exists(event_id)):
+        `!bfjoust-test` trial, which takes an event id but changes nothing)."""
+        change_id = await self._run(self.queries.change_in_force, event_id)
+        change = None if change_id is None else history.find(change_id)
+        if change is None:
             raise NotFound(f"no hill state {event_id}")
-        return earlier[-1]
-
-    async def _exists(self, event_id: int) -> bool:
-        return await self._run(self.queries.has_event, event_id)
+        return change
 
     async def code(self, snapshot: Snapshot, full_name: str) -> bytes:
         return await self._run(self.queries.program_code, snapshot.entry(full_name).program.id)

@@ -1,7 +1,7 @@
 """The data of the tournament pages, as plain JSON-ready dicts (pure functions).
 
-A tournament is read as hill.tournaments.records gives it: a summary, the
-result in the tool contract of TOURNAMENTS.md (kept unchanged in the page's
+A tournament is read as hill.store.records gives it: a summary, the
+result in the tool contract of docs/tournaments.md (kept unchanged in the page's
 JSON twin) and each entrant's code hash.  Added for the pages: the progress,
 the crosstable (round robin), the elimination order of the reality show, and
 one sample battle per match.
@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from hill import engine
+from hill.tournaments.plan import tournament_format
 from hill.web.bump_chart import eliminations
 
 THUMBNAILS_MAX = 40  # entrants: above, the crosstable has no pictures
@@ -101,8 +102,8 @@ def detail(view: Any, outcomes: Outcomes) -> dict[str, Any]:
     and for a round robin the crosstable and the reality show's eliminations."""
     result = view.result
     n = len(result["entrants"])
-    round_robin = result["format"] == "round-robin"
-    show_table = round_robin and n <= CROSSTABLE_MAX
+    every_pair_meets = tournament_format(result["format"]).every_pair_meets
+    show_table = every_pair_meets and n <= CROSSTABLE_MAX
     battles = samples(result["rounds"], view.programs, outcomes)
     data: dict[str, Any] = {
         **summary(view.summary),
@@ -114,7 +115,7 @@ def detail(view: Any, outcomes: Outcomes) -> dict[str, Any]:
         "eliminations": None,
         "bump_chart": False,
     }
-    if round_robin and result["rounds"]:
+    if every_pair_meets and result["rounds"]:
         data["eliminations"] = eliminations(result["reality_show"])
         data["bump_chart"] = n <= BUMP_CHART_MAX
     return data

@@ -1,5 +1,5 @@
 """The read side of the tournament pages: the hill's stored tournaments
-(hill.tournaments.records) and the programs they played, read in a thread
+(hill.store.records) and the programs they played, read in a thread
 of its own (SQLite blocks) and shaped by tournament_data.py.
 
 A tournament's page is cached while its result stays the same (the same
@@ -15,15 +15,17 @@ from typing import Any
 
 import numpy as np
 from aiohttp import web
-from cachetools import LRUCache
-from sqlalchemy import select
 
-from hill import arena, engine
-from hill.storage import Database, Program
-from hill.tournaments import records
+from hill import engine
+from hill.engine import arena
+from hill.errors import NotFound
+from hill.store import records
+from hill.store.database import Database
+from hill.store.jousts import read_jousts
+from hill.store.queries import latest_names
+from hill.threads import LRU
 from hill.web import tournament_data
 from hill.web.reader_thread import ThreadedReader
-from hill.web.state import NotFound
 
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
 PAGES = 8  # tournament pages kept
@@ -35,7 +37,7 @@ class TournamentReader(ThreadedReader):
     def __init__(self, db: Database) -> None:
         super().__init__(1, "web-tournaments")
         self.db = db
-        self._pages: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(PAGES)
+        self._pages: LRU[tuple[Any, ...], dict[str, Any]] = LRU(PAGES)
         # each tournament's summary with the mark it was read at (tournaments
         # are never deleted; a finished one is read once)
         self._summaries: dict[int, tuple[records.Mark, records.TournamentSummary]] = {}
@@ -70,13 +72,12 @@ class TournamentReader(ThreadedReader):
             view = records.tournament(self.db, tournament_id)
             assert view is not None  # tournaments are never deleted
             outcomes = self._outcomes(list(view.programs.values()))
-            cached = self._pages[key] = tournament_data.detail(view, outcomes)
+            cached = self._pages.put(key, tournament_data.detail(view, outcomes))
         return cached
 
     def _outcomes(self, hashes: Sequence[str]) -> tournament_data.Outcomes:
         """The stored jousts among `hashes`, read from either side."""
-        with self.db.session() as session:
-            results = arena.load(session, hashes)
+        results = read_jousts(self.db, hashes)
 
         def between(a: str, b: str) -> np.ndarray | None:
             return results.between(a, b) if arena.oriented(a, b)[0] in results else None
@@ -84,7 +85,7 @@ class TournamentReader(ThreadedReader):
         return between
 
     async def names(self, hashes: Sequence[str]) -> list[str]:
-        """The name of the latest program with each code (hill.arena.code_hash);
+        """The name of the latest program with each code (hill.engine.arena.code_hash);
         NotFound if a hash is malformed or no program has that code."""
         for code_hash in hashes:
             if not CODE_HASH.fullmatch(code_hash):
@@ -92,15 +93,11 @@ class TournamentReader(ThreadedReader):
         return await self._run(self._names, hashes)
 
     def _names(self, hashes: Sequence[str]) -> list[str]:
-        names = []
-        with self.db.session() as session:
-            for code_hash in hashes:
-                query = select(Program).where(Program.code_hash == code_hash)
-                program = session.scalars(query.order_by(Program.id.desc()).limit(1)).first()
-                if program is None:
-                    raise NotFound(f"no program with code {code_hash}")
-                names.append(program.full_name)
-        return names
+        found = latest_names(self.db, hashes)
+        for code_hash, name in zip(hashes, found, strict=True):
+            if name is None:
+                raise NotFound(f"no program with code {code_hash}")
+        return [name for name in found if name is not None]
 
     async def outcome(self, left: str, right: str, tape: int, polarity: str) -> int | None:
         """How the stored joust of the two programs scored this battle, from

@@ -13,10 +13,11 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.storage import Database
+from hill.errors import NotFound
+from hill.store.database import Database
 from hill.web.reader_thread import serve
-from hill.web.state import NotFound
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
+from hill.web.urls import PATHS
 from hill.web.views import TRACES, code_battle_params, page
 
 routes = web.RouteTableDef()
@@ -30,17 +31,17 @@ def tournament_id(request: web.Request) -> int:
     return int(text)
 
 
-@page("tournaments", "/tournaments", "/api/tournaments", "tournaments.html", routes)
+@page("tournaments", "tournaments.html", routes)
 async def tournaments(request: web.Request) -> dict[str, Any]:
     return await request.app[TOURNAMENTS].listing()
 
 
-@page("tournament", "/tournament/{id}", "/api/tournament/{id}", "tournament.html", routes)
+@page("tournament", "tournament.html", routes)
 async def tournament(request: web.Request) -> dict[str, Any]:
     return await request.app[TOURNAMENTS].page(tournament_id(request))
 
 
-@routes.get("/thumbnail", name="thumbnail")
+@routes.get(PATHS["thumbnail"], name="thumbnail")
 async def thumbnail(request: web.Request) -> web.Response:
     """The battle's picture (thumbnail.py): tape across, time down."""
     hashes, _, tape, polarity = await code_battle_params(request)  # NotFound: no such code

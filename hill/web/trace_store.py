@@ -13,7 +13,7 @@ four ways:
   by content (both programs' code, the tape length and the polarity) up to
   `cache_bytes`;
 * one response is one piece, at most trace_pieces.PIECE_STATES states;
-* compiled programs are cached by content (hill.arena's ProgramCache), a
+* compiled programs are cached by content (hill.engine.arena's ProgramCache), a
   few at a time.
 
 `thumbnail()` gives a battle's small picture (thumbnail.py, for the
@@ -24,27 +24,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Hashable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from cachetools import LRUCache
-
 from hill import engine
-from hill.arena import CodeOf, ProgramCache
+from hill.engine.arena import CodeOf, ProgramCache
+from hill.errors import Busy
+from hill.threads import LRU, Threads
 from hill.web import thumbnail, trace_pieces
 
 COMPILED_PROGRAMS = 32
 THUMBNAILS = 4096  # PNGs of a few KB
 T = TypeVar("T")
-
-
-class Busy(Exception):
-    """Too many battles are being traced; try again in `retry_after` seconds."""
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"too many battles are being traced; try again in {retry_after} s")
-        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -59,7 +50,7 @@ class EncodedBattle:
         return sum(len(p) for p in self.pieces)
 
 
-# both programs' code hashes (hill.arena.code_hash), the tape length, the polarity
+# both programs' code hashes (hill.engine.arena.code_hash), the tape length, the polarity
 BattleKey = tuple[str, str, int, str]
 
 
@@ -78,17 +69,17 @@ class TraceStore:
         cache_bytes: int = 32 << 20,
     ) -> None:
         self._read_code = read_code  # a program's code by its hash (blocking)
-        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="trace")
+        self._threads = Threads(workers, "trace")
         self._limit = workers + queue
         self._pending: dict[Hashable, asyncio.Future[Any]] = {}
-        self._battles: LRUCache[BattleKey, EncodedBattle] = LRUCache(
-            cache_bytes, getsizeof=lambda battle: battle.size
+        self._battles: LRU[BattleKey, EncodedBattle] = LRU(
+            cache_bytes, size_of=lambda battle: battle.size
         )
-        self._thumbnails: LRUCache[BattleKey, bytes] = LRUCache(THUMBNAILS)
+        self._thumbnails: LRU[BattleKey, bytes] = LRU(THUMBNAILS)
         self._programs = ProgramCache(COMPILED_PROGRAMS)  # used by the workers
 
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._threads.close()
 
     async def piece(self, left: str, right: str, tape: int, polarity: str, at: int) -> bytes:
         """The gzipped piece holding state `at` of the battle of the programs
@@ -108,16 +99,12 @@ class TraceStore:
             png = await self._once(
                 ("thumbnail", key),
                 lambda: self._picture(key),
-                lambda png: self._thumbnails.__setitem__(key, png),
+                lambda png: self._thumbnails.put(key, png),
             )
         return png
 
     async def _encoded(self, key: BattleKey) -> EncodedBattle:
-        return await self._once(key, lambda: self._encode(key), lambda b: self._keep(key, b))
-
-    def _keep(self, key: BattleKey, battle: EncodedBattle) -> None:
-        if battle.size <= self._battles.maxsize:
-            self._battles[key] = battle
+        return await self._once(key, lambda: self._encode(key), lambda b: self._battles.put(key, b))
 
     async def _once(self, key: Hashable, work: Callable[[], T], keep: Callable[[T], None]) -> T:
         """`work()` in a worker thread, once however many ask for `key` at
@@ -127,8 +114,7 @@ class TraceStore:
         if task is None:
             if len(self._pending) >= self._limit:
                 raise Busy(self.retry_after)
-            loop = asyncio.get_running_loop()
-            task = asyncio.ensure_future(loop.run_in_executor(self._executor, work))
+            task = asyncio.ensure_future(self._threads.run(work))
             self._pending[key] = task
             task.add_done_callback(lambda done: self._finished(key, done, keep))
         return await asyncio.shield(task)

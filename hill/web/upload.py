@@ -1,6 +1,6 @@
 """The upload form: a program too long for an IRC line, pasted or chosen as a
 file, through the one-time link the bot gave (`!bfjoust-upload`, see
-hill/uploads.py).
+hill/store/uploads.py).
 
 The token in the URL is the only credential and it is enough: unguessable,
 bound to the player who asked, short-lived and good for one upload, so a
@@ -19,15 +19,16 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from hill.requests import OPEN, QueueFull, RequestBook
-from hill.service import HillError, check_program
-from hill.storage import iso_utc
-from hill.uploads import LinkRefused, LinkState, UploadLinks
+from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull
+from hill.rules.events import iso_utc
+from hill.rules.programs import check_program
+from hill.rules.requests import OPEN, answer_text
+from hill.store.requests import RequestBook
+from hill.store.uploads import LinkState, UploadLinks
 from hill.web.render import render
-from hill.web.state import NotFound
+from hill.web.urls import PATHS, Urls, site_url
 
 routes = web.RouteTableDef()
-TOKEN = "/upload/{token:[A-Za-z0-9_-]{1,100}}"
 CHUNK = 65536
 REFRESH_SECONDS = 2
 
@@ -45,14 +46,6 @@ class Uploads:
 UPLOADS = web.AppKey("uploads", Uploads)
 
 
-class BadUpload(Exception):
-    """The form's content cannot be a program; the message says why."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 def _uploads(request: web.Request) -> Uploads:
     return request.app[UPLOADS]
 
@@ -64,6 +57,19 @@ async def _state(request: web.Request) -> LinkState:
     return state
 
 
+def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
+    """The link's request as the page shows it: where it stands, and once
+    finished its answer in words (as the bot says it) and its program."""
+    asked = state.request
+    if asked is None:
+        return None
+    outcome = asked.answer
+    if outcome is None:
+        return {"state": asked.state, "answer": None, "program": None}
+    answer = answer_text(outcome, Urls(site=site_url(request)).program)
+    return {"state": asked.state, "answer": answer, "program": outcome.program}
+
+
 def _page(request: web.Request, state: LinkState, status: int = 200, **extra: Any) -> web.Response:
     link = state.link
     data = {
@@ -73,7 +79,7 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
         "max_bytes": _uploads(request).max_bytes,
         "error": None,
         "code": "",
-        "request": state.request,
+        "request": _asked(request, state),
         "waiting": 0,
         "expired": state.expired,
         **extra,
@@ -85,7 +91,7 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
     return response
 
 
-@routes.get(TOKEN)
+@routes.get(PATHS["upload"], name="upload")
 async def show(request: web.Request) -> web.Response:
     """The form, or what became of the upload."""
     state = await _state(request)
@@ -98,7 +104,7 @@ async def show(request: web.Request) -> web.Response:
     return _page(request, state, waiting=waiting)
 
 
-@routes.post(TOKEN)
+@routes.post(PATHS["upload"])
 async def upload(request: web.Request) -> web.Response:
     state = await _state(request)
     if state.request is not None:

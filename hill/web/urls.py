@@ -1,10 +1,14 @@
-"""Every link of the pages, built from the named routes of views.py.
+"""Every path of the site and every link to it, stated once.
 
-One method per kind of page (as datasette's `urls`), so no template spells a
-path or quotes a name: `url.program(name)`, `url.pair(a, b)`,
-`url.battle(a, b, tape, polarity)`, `url.state(event)` ...  A builder keeps
-its links in one hill state (`?event=N`; None: the current one), and
-`url.json` gives the same pages' JSON twins.
+`PATHS` names every page (and its JSON twin, `NAME-json`): the routes are
+declared from it (views.py and the other views) and `Urls` builds every
+link from it, one method per kind of page (as datasette's `urls`), so no
+template, page or bot message spells a path or quotes a name:
+`url.program(name)`, `url.pair(a, b)`, `url.battle(a, b, tape, polarity)`,
+`url.state(event)` ...  A builder keeps its links in one hill state
+(`?event=N`; None: the current one), `url.json` gives the same pages' JSON
+twins, and a builder made with the site's address (`Urls(site=...)`, as the
+bot makes it) gives absolute links.
 """
 
 from __future__ import annotations
@@ -16,6 +20,45 @@ from aiohttp import web
 # [web] public_url: where players reach the site ("" when not configured)
 PUBLIC_URL = web.AppKey("public_url", str)
 
+NAME = "{name:[^/]+}"  # a program's full name (owners may hold { and })
+OTHER = "{other:[^/]+}"
+PATHS = {
+    "standings": "/",
+    "standings-json": "/api/standings",
+    "matrix": "/matrix",
+    "matrix-json": "/api/matrix",
+    "program": f"/program/{NAME}",
+    "program-json": f"/api/breakdown/{NAME}",
+    "pair": f"/program/{NAME}/vs/{OTHER}",
+    "pair-json": f"/api/breakdown/{NAME}/{OTHER}",
+    "history": "/history",
+    "history-json": "/api/history",
+    "series": f"/history/{NAME}",
+    "series-json": f"/api/history/{NAME}",
+    "battle": "/battle",
+    "battle-json": "/api/trace",
+    "source": f"/source/{NAME}",
+    "source-json": f"/api/source/{NAME}",
+    "static": "/static/{file}",
+    "commit": "/commit/{sha}",
+    "commit-json": "/api/commit/{sha}",
+    "code": "/code/{hash}",
+    "feed": "/history.atom",
+    "ladder": "/ladder",
+    "ladder-json": "/api/ladder",
+    "tournaments": "/tournaments",
+    "tournaments-json": "/api/tournaments",
+    "tournament": "/tournament/{id}",
+    "tournament-json": "/api/tournament/{id}",
+    "thumbnail": "/thumbnail",
+    "upload": "/upload/{token:[A-Za-z0-9_-]{1,100}}",
+}
+
+# the paths as aiohttp resolves and builds them (no handlers: links only)
+_ROUTER = web.UrlDispatcher()
+for _name, _path in PATHS.items():
+    _ROUTER.add_resource(_path, name=_name)
+
 
 def site_url(request: web.Request) -> str:
     """The site's absolute URL, ending in "/": the configured public URL,
@@ -25,19 +68,24 @@ def site_url(request: web.Request) -> str:
 
 
 class Urls:
-    """Links to the pages (or, `json`, their JSON twins), in hill state `state`."""
+    """Links to the pages (or, `json`, their JSON twins), in hill state
+    `state`: paths, or absolute links on `site` (the site's URL, ending in /)."""
 
-    def __init__(
-        self, router: web.UrlDispatcher, state: int | None = None, *, json: bool = False
-    ) -> None:
-        self._router = router
+    def __init__(self, state: int | None = None, *, json: bool = False, site: str = "") -> None:
         self.event = state
         self._json = json
+        self._site = site.rstrip("/")
 
     @property
     def json(self) -> Urls:
         """The JSON twins of the same pages."""
-        return Urls(self._router, self.event, json=True)
+        return Urls(self.event, json=True, site=self._site)
+
+    def _url(self, route: str, **parts: str) -> Any:
+        return _ROUTER[route].url_for(**parts)
+
+    def _out(self, url: Any) -> str:
+        return self._site + str(url)
 
     def _link(
         self,
@@ -49,18 +97,18 @@ class Urls:
     ) -> str:
         """The route's URL with its path parts quoted, in this builder's state."""
         name = f"{route}-json" if self._json else route
-        url = self._router[name].url_for(**parts)
+        url = self._url(name, **parts)
         query = dict(query or {})
         if stateful and self.event is not None:
             query["event"] = self.event
-        return str(url.with_query(query) if query else url)
+        return self._out(url.with_query(query) if query else url)
 
     def standings(self) -> str:
         return self._link("standings")
 
     def at(self, state: int | None) -> Urls:
         """The same links in another hill state."""
-        return Urls(self._router, state, json=self._json)
+        return Urls(state, json=self._json, site=self._site)
 
     def state(self, event: int) -> str:
         """The standings after hill event `event`."""
@@ -96,8 +144,8 @@ class Urls:
     def thumbnail(self, left_code: str, right_code: str, tape: int, polarity: str) -> str:
         """The small picture (PNG) of that battle."""
         query = {"left_code": left_code, "right_code": right_code, "tape": tape}
-        url = self._router["thumbnail"].url_for()
-        return str(url.with_query({**query, "polarity": polarity}))
+        url = self._url("thumbnail")
+        return self._out(url.with_query({**query, "polarity": polarity}))
 
     def tournaments(self) -> str:
         """The hill's tournaments (in no one state)."""
@@ -127,11 +175,19 @@ class Urls:
 
     def code(self, code_hash: str) -> str:
         """A version's code exactly as submitted, by its hash (text/plain)."""
-        return str(self._router["code"].url_for(hash=code_hash))
+        return self._out(self._url("code", hash=code_hash))
 
     def feed(self) -> str:
         """The Atom feed of the hill's changes."""
-        return str(self._router["feed"].url_for())
+        return self._out(self._url("feed"))
 
     def static(self, file: str) -> str:
-        return str(self._router["static"].url_for(file=file))
+        return self._out(self._url("static", file=file))
+
+    def home(self) -> str:
+        """The site's front page: the standings now."""
+        return self._out(self._url("standings"))
+
+    def upload(self, token: str) -> str:
+        """The upload form of a one-time link (bot/commands/upload.py)."""
+        return self._out(self._url("upload", token=token))

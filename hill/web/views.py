@@ -1,7 +1,7 @@
 """The request handlers: each page is an HTML view and a JSON twin of the same data.
 
 `page(name, html_path, api_path, template)` registers both for one loader, a
-coroutine that turns a request into the page's dict (see api.py), as the
+coroutine that turns a request into the page's dict (see pages.py), as the
 routes `name` and `name-json`; urls.py builds every link from these names.
 """
 
@@ -17,21 +17,21 @@ from typing import Any
 from aiohttp import web
 
 from hill import engine
-from hill.names import is_full_name
-from hill.web import api
+from hill.errors import NotFound
+from hill.rules.names import is_full_name
+from hill.web import pages
 from hill.web.commits import HISTORY
 from hill.web.render import render
-from hill.web.state import READER, HillReader, NotFound, Snapshot
+from hill.web.state import READER, HillReader, Snapshot
 from hill.web.tournament_reader import TOURNAMENTS
 from hill.web.trace_store import TraceStore
+from hill.web.urls import PATHS
 
 routes = web.RouteTableDef()
 TRACES = web.AppKey("traces", TraceStore)
 Loader = Callable[[web.Request], Awaitable[dict[str, Any]]]
 STATIC = Path(__file__).parent / "static"
 STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
-NAME = "{name:[^/]+}"
-OTHER = "{other:[^/]+}"
 
 
 def json_response(data: Any) -> web.Response:
@@ -40,11 +40,9 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
-def page(
-    name: str, html_path: str, api_path: str, template: str, table: web.RouteTableDef = routes
-) -> Callable[[Loader], Loader]:
-    """Serve a loader's dict as JSON at api_path and through a template at
-    html_path (routes of `table`)."""
+def page(name: str, template: str, table: web.RouteTableDef = routes) -> Callable[[Loader], Loader]:
+    """Serve a loader's dict as JSON at the path of `name-json` and through a
+    template at the path of `name` (urls.PATHS; routes of `table`)."""
 
     def register(load: Loader) -> Loader:
         async def as_json(request: web.Request) -> web.Response:
@@ -53,8 +51,8 @@ def page(
         async def as_html(request: web.Request) -> web.Response:
             return render(request, template, await load(request))
 
-        table.get(api_path, name=f"{name}-json")(as_json)
-        table.get(html_path, name=name)(as_html)
+        table.get(PATHS[f"{name}-json"], name=f"{name}-json")(as_json)
+        table.get(PATHS[name], name=name)(as_html)
         return load
 
     return register
@@ -85,39 +83,39 @@ async def snapshot(request: web.Request) -> Snapshot:
     return await reader(request).snapshot(int_param(request, "event"))
 
 
-@page("standings", "/", "/api/standings", "standings.html")
+@page("standings", "standings.html")
 async def standings(request: web.Request) -> dict[str, Any]:
-    return api.standings(await snapshot(request))
+    return pages.standings(await snapshot(request))
 
 
-@page("matrix", "/matrix", "/api/matrix", "matrix.html")
+@page("matrix", "matrix.html")
 async def matrix(request: web.Request) -> dict[str, Any]:
-    return api.matrix(await snapshot(request))
+    return pages.matrix(await snapshot(request))
 
 
-@page("program", f"/program/{NAME}", f"/api/breakdown/{NAME}", "breakdown.html")
+@page("program", "breakdown.html")
 async def breakdown(request: web.Request) -> dict[str, Any]:
     name = name_param(request)
-    data = api.breakdown(await snapshot(request), name)
+    data = pages.breakdown(await snapshot(request), name)
     return {**data, "versions": await request.app[HISTORY].versions(name)}
 
 
-@page("pair", f"/program/{NAME}/vs/{OTHER}", f"/api/breakdown/{NAME}/{OTHER}", "pair.html")
+@page("pair", "pair.html")
 async def pair(request: web.Request) -> dict[str, Any]:
     snap = await snapshot(request)
-    return api.pair(snap, name_param(request), name_param(request, "other"))
+    return pages.pair(snap, name_param(request), name_param(request, "other"))
 
 
-@page("history", "/history", "/api/history", "history.html")
+@page("history", "history.html")
 async def history(request: web.Request) -> dict[str, Any]:
     hist = await reader(request).history()
-    return {**api.history(hist), "names": hist.names}
+    return {**pages.history(hist), "names": hist.names}
 
 
-@page("series", f"/history/{NAME}", f"/api/history/{NAME}", "series.html")
+@page("series", "series.html")
 async def series(request: web.Request) -> dict[str, Any]:
     name = name_param(request)
-    data = api.series(await reader(request).history(), name)
+    data = pages.series(await reader(request).history(), name)
     if not data["points"]:
         raise NotFound(f"{name} has never been on the hill")
     return data
@@ -131,10 +129,10 @@ def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, 
     query = request.query
     left = name_param(request, "left") if "left" in query else names[0]
     right = name_param(request, "right") if "right" in query else names[min(1, len(names) - 1)]
-    return left, right, *battle_config(request)
+    return left, right, *tape_and_polarity(request)
 
 
-def battle_config(request: web.Request) -> tuple[int, str]:
+def tape_and_polarity(request: web.Request) -> tuple[int, str]:
     """The battle's tape length and polarity; by default the shortest tape, sieve."""
     tape = int_param(request, "tape")
     tape = engine.MIN_TAPE if tape is None else tape
@@ -158,7 +156,7 @@ async def code_battle_params(request: web.Request) -> tuple[list[str], list[str]
     latest; NotFound for an unknown code), tape length and polarity."""
     hashes = [request.query.get(key, "") for key in CODE_KEYS]
     names = await request.app[TOURNAMENTS].names(hashes)
-    return hashes, names, *battle_config(request)
+    return hashes, names, *tape_and_polarity(request)
 
 
 async def code_battle(request: web.Request) -> dict[str, Any]:
@@ -167,14 +165,14 @@ async def code_battle(request: web.Request) -> dict[str, Any]:
     hashes, names, tape, polarity = await code_battle_params(request)
     scored = await request.app[TOURNAMENTS].outcome(*hashes, tape, polarity)
     return {
-        **api.battle_config(names[0], names[1], tape, polarity),
+        **pages.battle_setup(names[0], names[1], tape, polarity),
         "left_code": hashes[0],
         "right_code": hashes[1],
         "scored": scored,
     }
 
 
-@routes.get("/api/trace", name="battle-json")
+@routes.get(PATHS["battle-json"], name="battle-json")
 async def trace(request: web.Request) -> web.Response:
     """One piece of a battle (see trace_pieces.py): the one holding cycle ?from=."""
     if by_code(request):  # a piece needs the codes only, not their stored joust
@@ -201,15 +199,15 @@ def gzipped_json(request: web.Request, body: bytes) -> web.Response:
     return web.Response(body=body, content_type="application/json", headers=headers)
 
 
-@routes.get("/battle", name="battle")
+@routes.get(PATHS["battle"], name="battle")
 async def battle(request: web.Request) -> web.Response:
     if by_code(request):
         return render(request, "battle.html", await code_battle(request))
     snap = await snapshot(request)
-    return render(request, "battle.html", api.battle(snap, *battle_params(request, snap)))
+    return render(request, "battle.html", pages.battle(snap, *battle_params(request, snap)))
 
 
-@routes.get(f"/source/{NAME}", name="source")
+@routes.get(PATHS["source"], name="source")
 async def source_text(request: web.Request) -> web.Response:
     """The program's code exactly as submitted; text/plain, never rendered as HTML."""
     snap = await snapshot(request)
@@ -219,14 +217,14 @@ async def source_text(request: web.Request) -> web.Response:
     return response
 
 
-@routes.get(f"/api/source/{NAME}", name="source-json")
+@routes.get(PATHS["source-json"], name="source-json")
 async def source_json(request: web.Request) -> web.Response:
     snap = await snapshot(request)
     name = name_param(request)
-    return json_response(api.source(snap, name, await reader(request).code(snap, name)))
+    return json_response(pages.source(snap, name, await reader(request).code(snap, name)))
 
 
-@routes.get("/static/{file}", name="static")
+@routes.get(PATHS["static"], name="static")
 async def static(request: web.Request) -> web.StreamResponse:
     """The stylesheet, scripts and icon: only the files shipped, by exact name."""
     file = request.match_info["file"]

@@ -19,9 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hill.config import HillSettings
 from hill.reports import json_report, text_report
 from hill.service import Hill
+
+from hill.config import HillSettings
 
 WIKI = Path(__file__).resolve().parents[1] / "reference" / "warriors" / "wiki"
 

@@ -1,0 +1,82 @@
+"""The players' commands, one module each (as sopel has them): `!bfjoust`
+and `-test` (submit.py), `-upload`, `-withdraw`, `-rank`, `-ladder`,
+`-report`, `-log`, `-tournament`, `-help`, and the admins' `-remove` and
+`-rescore`.  A command declares its name, usage and needs once, where it
+is written (base.command); a new one is a module here, imported below.
+
+`Commands.handle` gets every message to the bot; the ones that start with the
+prefix run as tasks, so a joust in progress never holds up other commands.
+Hill changes are recorded as requests that the Runner plays one at a time
+and answers (bot/runner.py); reads of the hill run in threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import structlog
+
+from bot.client import Incoming
+from bot.commands.base import COMMANDS, Command, Context
+from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage
+
+# isort: off
+# each module registers its commands, in the order -help lists them
+from bot.commands import submit, upload, withdraw, rank, ladder, report  # noqa: F401
+from bot.commands import log, tournament, help, remove, rescore  # noqa: F401
+# isort: on
+
+logger = structlog.get_logger(__name__)
+
+BUSY = "busy: the queue is full; try again in a minute"
+
+
+class Commands(Context):
+    """Every command of bot/commands/, dispatched by its word."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.table = {(self.irc.command + c.suffix).lower(): c for c in COMMANDS}
+
+    def handle(self, message: Incoming) -> None:
+        word, _, args = message.text.strip().partition(" ")
+        command = self.table.get(word.lower())
+        if command is None:
+            if word.lower().startswith(self.irc.command.lower() + "-"):
+                self.reply(message, self._unknown(word), refusal=True)
+            return
+        task = asyncio.create_task(self._run(command, message, args.strip()))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _run(self, command: Command, message: Incoming, args: str) -> None:
+        name = self.irc.command + command.suffix
+
+        def refuse(text: str) -> None:
+            self.reply(message, text, refusal=True)
+
+        try:
+            if command.vouched:
+                message = await message.vouched()
+            sender = message.sender
+            logger.info("command", command=name, nick=sender.nick, account=sender.account)
+            if command.admin and not message.sender.is_admin(self.irc.admins):
+                raise HillError(f"{name} is for the hill's admins")
+            await command.run(self, message, args)
+        except Quiet:
+            pass
+        except Usage as usage:
+            refuse(f"usage: {name} {command.usage}".rstrip() + f" ({usage})")
+        except (HillError, FetchError) as error:
+            refuse(str(error))
+        except QueueFull:
+            refuse(BUSY)
+        except Exception:
+            logger.exception("command failed", command=name)
+            refuse("something went wrong; it has been logged")
+
+    def _unknown(self, word: str) -> str:
+        shown = re.sub(r"[^A-Za-z0-9_-]", "", word[len(self.irc.command) :])[:30]
+        return f"unknown command {self.irc.command}{shown}; {self.irc.command}-help lists them"

@@ -1,0 +1,145 @@
+"""What a command is, and what every command reads and shares.
+
+A command is one module of this package: an async function declared with
+`@command(suffix, usage, ...)` (its name after the prefix, its usage line,
+and whether it is for admins or names an owner), once, where it is
+written, as sopel declares its commands.  It gets the bot's `Context`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from bot.client import Incoming
+from bot.fetch import fetch_program, is_url
+from bot.identity import Sender
+from bot.runner import Runner
+from bot.throttle import RateLimiter
+from hill.config import Settings
+from hill.errors import HillError, Quiet
+from hill.rules.requests import RequestKind
+from hill.rules.standings import Standings
+from hill.store.state_statistics import StatisticsByState
+from hill.store.uploads import UploadLinks
+from hill.web.urls import Urls
+from hill.writers.hill import Hill
+
+if TYPE_CHECKING:
+    from bot.tournament import TournamentHost
+
+
+class Reply(Protocol):
+    """How an answer goes back (IrcClient.reply)."""
+
+    def __call__(self, message: Incoming, text: str, *, refusal: bool = False) -> None: ...
+
+
+Run = Callable[["Context", Incoming, str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Command:
+    suffix: str  # after the prefix: "", "-test", ...
+    usage: str  # the arguments
+    run: Run
+    admin: bool = False
+    vouched: bool = False  # needs the sender's account confirmed (it names the owner)
+
+
+# every command, in the order `-help` lists them (the order their modules are imported)
+COMMANDS: list[Command] = []
+
+
+def command(
+    suffix: str, usage: str = "", *, admin: bool = False, vouched: bool = False
+) -> Callable[[Run], Run]:
+    """Declare a command: its suffix after the prefix, its usage, whether
+    it is for the hill's admins, whether it needs the sender's account."""
+
+    def register(run: Run) -> Run:
+        COMMANDS.append(Command(suffix, usage, run, admin, vouched))
+        return run
+
+    return register
+
+
+class Context:
+    """What the commands read and share: the settings, the hill (read in
+    threads), the runner that plays hill changes, the rate limit, the links."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        hill: Hill,
+        runner: Runner,
+        reply: Reply,
+        tournaments: TournamentHost,
+    ) -> None:
+        self.settings = settings
+        self.irc = settings.irc
+        self.hill = hill
+        self.runner = runner  # plays hill changes and answers them
+        self.reply = reply
+        self.tournaments = tournaments
+        self.urls = Urls(site=settings.web.url)  # the web report's links
+        self.uploads = UploadLinks(hill.db)
+        self.statistics = StatisticsByState(hill.queries)
+        self.limiter = RateLimiter(
+            self.irc.rate_limit_per_user, self.irc.rate_limit_global, self.irc.rate_window_seconds
+        )
+        self.limit_keys: dict[str, str] = {}  # owner -> whose limit their last submission used
+
+    async def owner(self, sender: Sender, name: str, *, test_only: bool = False) -> str:
+        """Whose program `name` of `sender`'s is (HillError if they may not
+        have one), spelt as the hill already spells that owner: nicks and
+        accounts have no case, and one person has one name."""
+        owner = sender.tester(name) if test_only else sender.owner(name)
+        return sender.spelling(owner, await self.runner.in_turn(self.hill.queries.owners))
+
+    def count(self, sender: Sender, owner: str) -> None:
+        """Count a submission against `sender`'s limit (their account, or
+        their connection); raises when over it, quietly after the first time."""
+        refusal = self.limiter.check(sender.key)
+        if refusal:
+            raise Quiet if refusal.told else HillError(refusal.reason)
+        self.limit_keys[owner] = sender.key
+
+    def refund(self, owner: str) -> None:
+        """The hill refused `owner`'s program without a joust: it does not count."""
+        self.limiter.refund(self.limit_keys.get(owner, owner))
+
+    async def ask(
+        self,
+        message: Incoming,
+        kind: RequestKind,
+        owner: str,
+        name: str,
+        code: bytes | None = None,
+    ) -> None:
+        """Record a hill job; the runner plays it and answers."""
+        await self.runner.submit(
+            nick=message.sender.nick,
+            channel=message.channel,
+            origin="irc",
+            command=kind,
+            owner=owner,
+            name=name,
+            code=code,
+        )
+
+    async def source(self, code: str) -> bytes:
+        """The program: the text itself, or what its URL serves."""
+        if is_url(code):
+            return await fetch_program(
+                code,
+                max_bytes=self.irc.fetch_max_bytes,
+                timeout=self.irc.fetch_timeout_seconds,
+                allow_private=self.irc.fetch_allow_private,
+            )
+        return code.encode()
+
+    async def standings(self) -> Standings:
+        return await asyncio.to_thread(self.hill.queries.standings)

@@ -1,0 +1,26 @@
+"""`!bfjoust-help`: the commands, a warning about prose in programs, and the
+top of the hill."""
+
+from __future__ import annotations
+
+from bot.client import Incoming
+from bot.commands.base import COMMANDS, Context, command
+from bot.commands.report import top_line
+
+# what runs in a program: prose with any of these in it is code too
+INSTRUCTIONS = "+-<>.,[]()*{}%"
+PROSE_WARNING = (
+    f"Careful: text in a program is code if it holds any of {INSTRUCTIONS} "
+    "(or digits after * or %), so keep those out of comments."
+)
+
+
+@command("-help")
+async def help(bot: Context, message: Incoming, args: str) -> None:
+    prefix = bot.irc.command
+    usages = ", ".join(
+        f"{(prefix + c.suffix).lower()} {c.usage}".rstrip() for c in COMMANDS if not c.admin
+    )
+    bot.reply(message, f"BF Joust hill. Commands: {usages}")
+    bot.reply(message, PROSE_WARNING)
+    bot.reply(message, top_line(await bot.standings(), bot.settings.web.url))

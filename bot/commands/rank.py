@@ -1,0 +1,49 @@
+"""`!bfjoust-rank NAME|OWNER.NAME`: a program's rank with its 95% interval,
+score, points and worst opponents."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.client import Incoming
+from bot.commands.base import Context, command
+from bot.identity import Sender
+from hill.errors import Usage
+from hill.rules import names
+from hill.rules.standings import Standings
+from hill.rules.statistics import Statistics
+
+WORST = 3  # opponents named
+
+
+@command("-rank", "NAME|OWNER.NAME")
+async def rank(bot: Context, message: Incoming, args: str) -> None:
+    if not args or " " in args:
+        raise Usage("a program's name")
+    standings, stats = await asyncio.to_thread(bot.statistics.current)
+    bot.reply(message, rank_line(standings, find(standings, args, message.sender), stats))
+
+
+def find(standings: Standings, name: str, sender: Sender) -> int:
+    """The index of `OWNER.NAME`, or of NAME (the sender's own first)."""
+    full_names = [e.program.full_name for e in standings.entries]
+    return names.choose(full_names, name, sender.identity, "on the hill")
+
+
+def rank_line(standings: Standings, index: int, stats: Statistics) -> str:
+    """Rank with its 95% interval (the configuration bootstrap), score,
+    points and worst opponents."""
+    entry = standings.entries[index]
+    low, high = int(stats.rank_low[index]), int(stats.rank_high[index])
+    line = (
+        f"{entry.program.full_name}: rank {entry.rank}/{standings.size} "
+        f"(95% interval {low}-{high}), "
+        f"score {entry.scores[standings.method]:.2f}, points {entry.points:.2f}"
+    )
+    margins = sorted(
+        (standings.margin(index, j), standings.entries[j].program.full_name)
+        for j in range(standings.size)
+        if j != index
+    )
+    worst = [f"{name} ({margin:+d})" for margin, name in margins[:WORST] if margin < 0]
+    return line + ("; worst against: " + ", ".join(worst) if worst else "; loses to no one")

@@ -1,0 +1,67 @@
+"""`!bfjoust-tournament [FORMAT POOL [all-versions]]`: anyone asks for the
+running or last tournament; admins start one (bot/tournament.py plays it)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.client import Incoming
+from bot.commands.base import Context, command
+from hill.errors import HillError, TournamentError
+from hill.store.pools import POOLS_HELP
+from hill.store.records import TournamentSummary, latest, tournament
+from hill.tournaments.plan import FORMATS
+from hill.web.urls import Urls
+
+START = f"{'|'.join(FORMATS)} POOL [all-versions]"
+
+
+@command("-tournament", f"[{START}]")
+async def tournament_command(bot: Context, message: Incoming, args: str) -> None:
+    host = bot.tournaments
+    if not args:
+        view = await asyncio.to_thread(latest, host.db)
+        if view is None:
+            bot.reply(message, "No tournament yet: an admin starts one.")
+        else:
+            bot.reply(message, progress_text(view.summary, bot.settings.web.url))
+        return
+    message = await message.vouched()
+    if not message.sender.is_admin(bot.irc.admins):
+        raise HillError("starting a tournament is for the hill's admins")
+    words = args.split()
+    every_version = words[2:] == ["all-versions"]
+    if words[0] not in FORMATS or not (len(words) == 2 or every_version):
+        raise HillError(f"start one with: {START}; POOL is {POOLS_HELP}")
+    running = await asyncio.to_thread(host.running)
+    try:
+        tournament_id = await host.begin(
+            words[0], words[1], message.sender.nick, all_versions=every_version
+        )
+    except TournamentError as error:
+        raise HillError(str(error)) from None
+    view = await asyncio.to_thread(tournament, host.db, tournament_id)
+    assert view is not None
+    s = view.summary
+    after = f"; it starts when #{running} is over" if running is not None else ""
+    bot.reply(
+        message,
+        f"Tournament #{s.id} started: {s.format} over {s.pool}, {s.entrants} entrants, "
+        f"{s.rounds_planned} round{'s' * (s.rounds_planned != 1)}{after}. "
+        f"The winner is announced here. {bot.urls.tournament(s.id)}",
+    )
+
+
+def progress_text(s: TournamentSummary, site: str) -> str:
+    """A tournament in one line, for IRC (`site`: the web report's URL)."""
+    what = f"Tournament #{s.id}, {s.format} over {s.pool} ({s.entrants} entrants)"
+    link = Urls(site=site).tournament(s.id)
+    if s.ended is not None:
+        winner = f"; winner: {s.leader}" if s.leader else ""
+        return f"{what}: {s.ended}{winner}. {link}"
+    share = 100 * s.matches_committed // max(s.matches_expected, 1)
+    leader = f"; leader: {s.leader}" if s.leader else ""
+    return (
+        f"{what}: round {s.rounds_played}/{s.rounds_planned}, {share}% "
+        f"({s.matches_committed} of {s.matches_expected} matches){leader}. {link}"
+    )

@@ -1,0 +1,68 @@
+"""Work the bot does in the background, stated once: a task on the event
+loop that takes steps, its blocking work on a thread of its own, until the
+bot stops; a step that fails is logged and tried again later, so that a
+full disk or a lost cluster never brings the bot down.  The all-time
+ladder (bot/ladder.py) and the tournaments (bot/tournament.py) are two.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import structlog
+
+from hill.errors import Stopped
+from hill.threads import Threads
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+
+
+class BackgroundWorker:
+    """Takes `step()` after step from `start()` to `close()`; blocking work
+    goes to `in_thread`.  A step may raise Stopped once `stopping` is set."""
+
+    name = "worker"
+    retry_seconds = 30.0  # after a step that failed
+
+    def __init__(self) -> None:
+        self.stopping = threading.Event()  # read by the work in the thread
+        self._thread = Threads(1, self.name)
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=self.name)
+
+    async def close(self) -> None:
+        """Stop after the work under way in the thread (it finishes first)."""
+        self.stopping.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self._thread.finish()
+
+    async def in_thread(self, function: Callable[..., T], *args: Any) -> T:
+        return await self._thread.run(function, *args)
+
+    async def step(self) -> None:
+        raise NotImplementedError
+
+    def failed(self, error: Exception) -> None:
+        """A step failed (logged already; tried again after retry_seconds)."""
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.step()
+            except Stopped:
+                return
+            except Exception as error:  # e.g. the disk is full: keep the bot up, try later
+                log.exception(f"the {self.name} failed; trying again later")
+                self.failed(error)
+                await asyncio.sleep(self.retry_seconds)

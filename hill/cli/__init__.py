@@ -1,0 +1,102 @@
+"""The `bfjoust` command line (also `python -m hill`).
+
+- `engine`: joust, matrix, check, trace (the engine on files);
+- `hill`: run the hill (`bfjoust hill ...`);
+- `ladder`: rank files from a fraction of their jousts, and the hill's
+  all-time ladder;
+- `tournaments`, `hill_tournaments`: tournaments over files, and the hill's;
+- `serve`: `bfjoust bot` and `bfjoust web`;
+- `shared`: what every command shares (the hill options, reading files).
+
+A command's module is imported only when that command runs (LazyParser), so
+`bfjoust joust` loads the engine alone.  May import anything in hill/ (and
+bot/, for `bfjoust bot`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from hill.cli.engine import add_engine_commands
+from hill.cli.shared import SHARED_OPTIONS, add_shared_options
+from hill.errors import CommandError, HillError, TournamentError
+
+
+class LazyParser(argparse.ArgumentParser):
+    """A subcommand's parser whose arguments are added when it is first used
+    (parsed, or its help shown), by `build` ("module:function"): the
+    command's module is imported then, and only then."""
+
+    def __init__(self, *args: Any, build: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._build = build
+
+    def _built(self) -> None:
+        if self._build is not None:
+            module, _, function = self._build.partition(":")
+            self._build = None
+            getattr(importlib.import_module(module), function)(self)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        self._built()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        self._built()
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        self._built()
+        return super().format_usage()
+
+
+# the commands beyond the engine's: (name, help, where its arguments are added)
+LAZY = (
+    ("hill", "run the hill: submit, report, history ...", "hill.cli.hill:add_arguments"),
+    ("ladder", "rank programs from a fraction of their jousts", "hill.cli.ladder:add_arguments"),
+    (
+        "tournament",
+        "play tournaments (they never change the hill)",
+        "hill.cli.tournaments:add_arguments",
+    ),
+    ("bot", "run the IRC bot (and the web report)", "hill.cli.serve:add_bot_arguments"),
+    ("web", "serve the web report alone (no IRC)", "hill.cli.serve:add_web_arguments"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bfjoust", description="BF Joust engine and hill tools.")
+    add_shared_options(parser)
+    parser.set_defaults(takes_shared_options=False)  # until a command that takes them
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=LazyParser
+    )
+    add_engine_commands(commands)
+    for name, help, build in LAZY:
+        commands.add_parser(name, help=help, build=build)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    given = [flag for flag in SHARED_OPTIONS if hasattr(args, flag.lstrip("-"))]
+    if given and not args.takes_shared_options:
+        parser.error(f"{args.command} takes no {' or '.join(given)}")
+    try:
+        args.run(args)
+    except (CommandError, HillError, TournamentError) as error:  # a refusal, said in a line
+        print(error, file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # `bfjoust matrix ... | head` is fine
+        sys.stderr.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""What every `bfjoust` command shares: the options that name a hill
+(`--config`, `--data`, before or after the subcommand), reading files and
+programs, and opening the hill to write or to read.
+
+Imports here are light; what a command needs beyond the engine it imports
+when it runs, so `bfjoust joust` loads the engine and nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hill import engine
+from hill.errors import CommandError, ConfigError, NotReady, ParseError
+
+if TYPE_CHECKING:
+    from hill.config import HillSettings, Settings
+    from hill.store.queries import HillQueries
+    from hill.writers.hill import Hill
+
+# The options every command that runs on a hill takes, before or after its
+# subcommand: `bfjoust hill --data D report` is `bfjoust hill report --data D`
+# (and `bfjoust --config C bot` is `bfjoust bot --config C`).
+SHARED_OPTIONS = {
+    "--config": "the TOML configuration (default: built-in defaults)",
+    "--data": "the hill's data folder (overrides the configuration)",
+}
+
+
+def add_shared_options(parser: argparse.ArgumentParser) -> None:
+    """Give `parser` the shared options.  Unset, they set nothing (SUPPRESS),
+    so a subcommand's absent option never hides its parent's given one."""
+    for flag, help in SHARED_OPTIONS.items():
+        parser.add_argument(flag, default=argparse.SUPPRESS, help=help)
+    parser.set_defaults(takes_shared_options=True)
+
+
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The settings of `--config FILE` (the defaults without one), with the
+    data folder of `--data DIR` if given."""
+    from hill.config import load_settings
+
+    config = getattr(args, "config", None)
+    try:
+        settings = load_settings(Path(config) if config else None)
+    except ConfigError as error:
+        raise CommandError(str(error)) from None
+    data = getattr(args, "data", None)
+    if data:
+        hill = dataclasses.replace(settings.hill, data_dir=Path(data))
+        settings = dataclasses.replace(settings, hill=hill)
+    return settings
+
+
+def read_file(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise CommandError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def load_program(path: str) -> engine.Program:
+    try:
+        return engine.compile_program(read_file(path))
+    except ParseError as error:
+        raise CommandError(error.located(path)) from None
+
+
+def load_programs(paths: Sequence[str]) -> list[engine.Program]:
+    """Compile every file; report every bad one before giving up."""
+    programs, problems = [], []
+    for path in paths:
+        try:
+            programs.append(load_program(path))
+        except CommandError as error:
+            problems.append(str(error))
+    if problems:
+        raise CommandError("\n".join(problems))
+    return programs
+
+
+def hill_settings(args: argparse.Namespace) -> HillSettings:
+    return settings_of(args).hill
+
+
+def open_hill(args: argparse.Namespace) -> Hill:
+    """The hill's writer (it makes or upgrades the data folder)."""
+    from hill.writers.hill import Hill
+
+    return Hill(hill_settings(args))
+
+
+def open_queries(args: argparse.Namespace) -> HillQueries:
+    """The hill for reading: no lock, no git.  The command line is the
+    hill's admin tool: a missing or older database is made or upgraded first
+    (the web report only ever reads)."""
+    from hill.store.queries import HillQueries
+    from hill.writers.hill import Hill
+
+    settings = hill_settings(args)
+    try:
+        return HillQueries.open(settings.data_dir, settings.ranking)
+    except NotReady as error:
+        if not error.upgradable:
+            raise
+        Hill(settings).close()
+        return HillQueries.open(settings.data_dir, settings.ranking)

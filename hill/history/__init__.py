@@ -1,0 +1,11 @@
+"""The hill's history as a git repository: one commit per hill change.
+
+- `repository`: the git repository (repaired or rebuilt when the writer
+  opens it; commits carry a `Hill-Event: N` trailer);
+- `recorder`: commits each change from the data the writer hands over, and
+  catches up after a crash from the database.
+
+May import: the store (its read side and the events table), the rules
+(reports, names, what a change is), GitPython.  Only the hill's writer
+(hill.writers) opens it; the web reads commits with git itself.
+"""

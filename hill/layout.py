@@ -1,0 +1,42 @@
+"""The data folder's layout, stated once: where each part of a hill lives
+inside `[hill] data_dir` (default `var/` beside the configuration).
+
+    var/
+      hill.sqlite3   the truth: programs, jousts, events, requests, the ladder, tournaments
+      hill.lock      the writers' lock (hill.writers.lock), across processes
+      hill-repo/     the git repository of the hill's history (hill.history)
+      ircd/          the local IRC server of `make run`, when the bot starts one
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DATABASE = "hill.sqlite3"
+LOCK = "hill.lock"
+REPOSITORY = "hill-repo"
+IRCD = "ircd"
+
+
+@dataclass(frozen=True)
+class DataFolder:
+    """The paths of one hill's data folder."""
+
+    root: Path
+
+    @property
+    def database(self) -> Path:
+        return self.root / DATABASE
+
+    @property
+    def lock(self) -> Path:
+        return self.root / LOCK
+
+    @property
+    def repository(self) -> Path:
+        return self.root / REPOSITORY
+
+    @property
+    def ircd(self) -> Path:
+        return self.root / IRCD

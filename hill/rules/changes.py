@@ -1,0 +1,121 @@
+"""What a hill change does, as pure functions over plain data: who leaves
+when a program arrives, which event that is, the one-line summaries the
+players read, and the titles of the git commits that record them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from hill.rules.events import HILL_CHANGES, EventKind, LeaveReason
+from hill.rules.standings import Entry, Standings
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """A program arriving on the hill, or only tested against it."""
+
+    full_name: str
+    test_only: bool
+    old: Entry | None  # its previous version on the hill
+    displaced: Entry | None  # the one it replaces or pushes off (would, for a test)
+    stay: tuple[Entry, ...]  # the programs it meets, in rank order
+
+    @property
+    def kind(self) -> EventKind:
+        if self.test_only:
+            return EventKind.TEST
+        if self.old is not None:
+            return EventKind.UPDATE
+        return EventKind.CHALLENGE if self.displaced is not None else EventKind.JOIN
+
+    @property
+    def leaving(self) -> Entry | None:
+        """Who leaves the hill (no one after a test)."""
+        return None if self.test_only else self.displaced
+
+    @property
+    def reason(self) -> LeaveReason:
+        """Why `leaving` leaves."""
+        return LeaveReason.UPDATED if self.old is not None else LeaveReason.PUSHED_OFF
+
+
+def arrival(current: Standings, full_name: str, size: int, *, test_only: bool) -> Arrival:
+    """The rules of arrival: a program of the same name is replaced, wherever
+    it ranks; otherwise a full hill (`size` programs) loses its last one,
+    even if the newcomer ranks below it."""
+    old = current.find(full_name)
+    displaced = old or (current.entries[-1] if current.size >= size else None)
+    stay = tuple(e for e in current.entries if e is not displaced)
+    return Arrival(full_name, test_only, old, displaced, stay)
+
+
+def previous_ranks(current: Standings, arrival: Arrival, newcomer_id: int) -> dict[int, int]:
+    """Each program's rank before the arrival; a new version inherits its old one's."""
+    ranks = {e.program.id: e.rank for e in current.entries}
+    if arrival.old is not None:
+        ranks[newcomer_id] = arrival.old.rank
+    return ranks
+
+
+def arrival_summary(
+    arrival: Arrival, standings: Standings, newcomer_id: int, changed: str | None
+) -> str:
+    """`alice.rush: points 1.00, score 100.00, rank 1/2 (+1); pushed off bob.idle`;
+    `changed` says how an update's battles changed (`battles_changed`)."""
+    entry = next(e for e in standings.entries if e.program.id == newcomer_id)
+    line = (
+        f"{arrival.full_name}: points {entry.points:.2f}, "
+        f"score {entry.scores[standings.method]:.2f}, rank {entry.rank}/{standings.size}"
+    )
+    if entry.change is not None:
+        line += " (--)" if entry.change == 0 else f" ({entry.change:+d})"
+    notes = []
+    if arrival.old is not None and changed is not None:
+        notes.append(changed)
+    elif arrival.displaced is not None:
+        verb = "would push off" if arrival.test_only else "pushed off"
+        notes.append(f"{verb} {arrival.displaced.program.full_name}")
+    if arrival.test_only:
+        notes.append("test only, the hill is unchanged")
+    return "; ".join([line, *notes])
+
+
+def battles_changed(before: np.ndarray, after: np.ndarray) -> str:
+    """How a new version's battles differ from the old one's: both (N, 42),
+    the outcomes against the same opponents from the program's side."""
+    better = int((after > before).sum())
+    worse = int((after < before).sum())
+    return f"{better + worse} of {before.size} battles changed ({better} better, {worse} worse)"
+
+
+def departure_summary(full_name: str, kind: EventKind, size: int) -> str:
+    verb = "withdrawn" if kind == EventKind.WITHDRAW else "removed"
+    return f"{full_name} {verb}; {size} programs left on the hill"
+
+
+def rescore_summary(standings: Standings, rejoust: bool) -> str:
+    replayed = " after replaying every joust" if rejoust else ""
+    return f"rescored {standings.size} programs by {standings.method}{replayed}"
+
+
+COMMIT_MESSAGES = {
+    EventKind.CHALLENGE: "Replacing {displaced} by {program}",
+    EventKind.JOIN: "Adding {program}",
+    EventKind.UPDATE: "Updating {program}",
+    EventKind.WITHDRAW: "Withdrawing {displaced}",
+    EventKind.REMOVE: "Removing {displaced}",
+    EventKind.RESCORE: "Rescoring the hill",
+}
+assert set(COMMIT_MESSAGES) == HILL_CHANGES
+
+
+def commit_title(kind: EventKind, program: str | None, left: str | None) -> str:
+    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by alice.rush` ..."""
+    return COMMIT_MESSAGES[kind].format(program=program, displaced=left)
+
+
+def commit_message(kind: EventKind, program: str | None, left: str | None, summary: str) -> str:
+    """The title, then the event's summary."""
+    return f"{commit_title(kind, program, left)}\n\n{summary}"

@@ -1,0 +1,55 @@
+"""What happens to the hill, as plain enums: the kinds of events, where a
+program is, why it left; and the hill's times (naive UTC, as stored).
+
+The store keeps these enums as their plain strings (hill.store.tables);
+the rules, the writers and the readers speak them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def iso_utc(time: dt.datetime) -> str:
+    """A stored time (naive UTC, as utcnow gives it) in ISO 8601 to the second, with its Z."""
+    return time.isoformat(timespec="seconds") + "Z"
+
+
+class EventKind(StrEnum):
+    """What happened to the hill."""
+
+    JOIN = "join"  # a program arrived on a hill with room
+    CHALLENGE = "challenge"  # a program arrived and pushed the last one off
+    UPDATE = "update"  # a new version of a program replaced the old one
+    TEST = "test"  # a program was only tested: the hill did not change
+    WITHDRAW = "withdraw"  # an owner took their program off
+    REMOVE = "remove"  # an admin took a program off
+    RESCORE = "rescore"  # the standings were recomputed
+
+
+# the events that change the hill: its states, its history, its git commits
+HILL_CHANGES = frozenset(EventKind) - {EventKind.TEST}
+# the events a program on the hill survives: a newcomer challenged it
+ARRIVALS = frozenset({EventKind.JOIN, EventKind.CHALLENGE, EventKind.UPDATE})
+
+
+class ProgramStatus(StrEnum):
+    """Where a program is."""
+
+    HILL = "hill"  # on the hill now
+    LEFT = "left"  # was on the hill
+    TEST = "test"  # only tested
+
+
+class LeaveReason(StrEnum):
+    """Why a program left the hill."""
+
+    PUSHED_OFF = "pushed off"
+    UPDATED = "updated"
+    WITHDRAWN = "withdrawn"
+    REMOVED = "removed"

@@ -1,0 +1,59 @@
+"""The jousts as stored: kept once per pair of program contents (the
+`jousts` table), read into the arena's Results and written from what it
+played (hill.engine.arena: the orientation rule, the encoding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import select
+from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.orm import Session
+
+from hill.engine.arena import Played, Results, encode
+from hill.store.database import Database
+from hill.store.tables import Joust
+
+
+def load_jousts(session: Session, hashes: Iterable[str], results: Results | None = None) -> Results:
+    """The stored jousts among the programs `hashes` (into `results`)."""
+    results = results if results is not None else Results()
+    wanted = sorted(set(hashes))
+    query = select(Joust.left_hash, Joust.right_hash, Joust.outcomes).where(
+        Joust.left_hash.in_(wanted), Joust.right_hash.in_(wanted)
+    )
+    for left, right, stored in session.execute(query):
+        results.keep((left, right), stored)
+    return results
+
+
+def store_jousts(session: Session, played: Iterable[Played]) -> None:
+    """Keep jousts just played (a joust played again replaces its row)."""
+    rows = [
+        {
+            "left_hash": pair[0],
+            "right_hash": pair[1],
+            "outcomes": encode(result.outcomes),
+            "game_cycles": result.game_cycles,
+        }
+        for pair, result in played
+    ]
+    if rows:
+        statement = insert(Joust)
+        session.execute(
+            statement.on_conflict_do_update(
+                index_elements=[Joust.left_hash, Joust.right_hash],
+                set_={
+                    "outcomes": statement.excluded.outcomes,
+                    "game_cycles": statement.excluded.game_cycles,
+                },
+            ),
+            rows,
+        )
+
+
+def read_jousts(db: Database, hashes: Iterable[str]) -> Results:
+    """The stored jousts among the programs `hashes`, read in a session of its own."""
+    with db.session() as session:
+        return load_jousts(session, hashes)

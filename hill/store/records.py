@@ -1,0 +1,257 @@
+"""The hill's tournaments, as stored in its database (migration 0006).
+
+A tournament over one of the hill's pools (hill.store.pools)
+keeps its plan, its entrants (by name, with their programs by content) and
+the ledger of its rounds and matches in four tables, so that the bot picks
+it up again on its restart and the web shows it while it runs:
+
+- `tournaments`: the plan (format, pool, seed, settings), who started it,
+  when, and how it ended;
+- `tournament_entrants`: the entrants in seat order with their code hashes
+  (every code is in the programs table);
+- `tournament_rounds`, `tournament_matches`: the ledger's changes
+  (hill.tournaments.ledger), one row a round and one a match.
+
+Its jousts are the hill's own (hill.store.tables.Joust, kept by content): a
+tournament reuses every joust stored and stores each one it plays.
+
+`HillLedgerStore` is the ledger store of one tournament, written by the
+tournament's writer (hill.writers.tournaments) under the hill's lock; the
+read functions at the bottom give plain data to the web, the CLI and the bot.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from hill.engine.arena import Played
+from hill.rules.events import iso_utc, utcnow
+from hill.store.database import Database
+from hill.store.jousts import store_jousts
+from hill.store.ledger_rows import stored_changes, write_statement
+from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
+from hill.tournaments.criteria import parse_criteria
+from hill.tournaments.ledger import Ledger, LedgerChange, MatchStatus
+from hill.tournaments.plan import TournamentPlan, result_json
+
+
+def add_tournament(
+    session: Session, plan: TournamentPlan, pool: str, hashes: Sequence[str], started_by: str
+) -> int:
+    """Store a new tournament with its entrants (seat order = the plan's); its id."""
+    row = TournamentRow(
+        format=plan.format,
+        pool=pool,
+        seed=plan.seed,
+        additional_rounds=plan.additional_rounds,
+        allow_repeat=plan.allow_repeat,
+        criteria=",".join(plan.criteria),
+        started_by=started_by,
+    )
+    session.add(row)
+    session.flush()
+    session.add_all(
+        EntrantRow(tournament_id=row.id, seat=seat, name=name, code_hash=code_hash)
+        for seat, (name, code_hash) in enumerate(zip(plan.entrants, hashes, strict=True))
+    )
+    return row.id
+
+
+def plan_of(row: TournamentRow, entrants: Sequence[EntrantRow]) -> TournamentPlan:
+    return TournamentPlan(
+        format=row.format,
+        entrants=tuple(e.name for e in entrants),
+        seed=row.seed,
+        additional_rounds=row.additional_rounds,
+        allow_repeat=row.allow_repeat,
+        criteria=parse_criteria(row.criteria),
+    )
+
+
+def entrants_of(session: Session, tournament_id: int) -> list[EntrantRow]:
+    query = select(EntrantRow).where(EntrantRow.tournament_id == tournament_id)
+    return list(session.scalars(query.order_by(EntrantRow.seat)))
+
+
+def unfinished(session: Session) -> list[int]:
+    """The tournaments not over yet, oldest first."""
+    query = select(TournamentRow.id).where(TournamentRow.ended.is_(None))
+    return list(session.scalars(query.order_by(TournamentRow.id)))
+
+
+class HillLedgerStore:
+    """The ledger store of tournament `tournament_id` in the hill's database:
+    each write is one transaction of `transaction` (the writer's, under the
+    hill's lock), with the jousts played for it, so a kill at any moment
+    loses nothing committed."""
+
+    def __init__(
+        self,
+        db: Database,
+        transaction: Callable[[], AbstractContextManager[Session]],
+        tournament_id: int,
+    ) -> None:
+        self.db = db
+        self.transaction = transaction
+        self.id = tournament_id
+
+    def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
+        with self.transaction() as session:
+            store_jousts(session, played)
+            for change in changes:
+                session.execute(self._upsert(change))
+
+    def read(self) -> list[LedgerChange]:
+        with self.db.session() as session:
+            return _changes(session, self.id)
+
+    def _upsert(self, change: LedgerChange) -> Any:
+        return write_statement(change, RoundRow, MatchRow, self._end, {"tournament_id": self.id})
+
+    def _end(self, reason: str) -> Any:
+        return (
+            TournamentRow.__table__.update()
+            .where(TournamentRow.id == self.id)
+            .values(ended=reason, finished_at=utcnow())
+        )
+
+
+def _changes(session: Session, tournament_id: int) -> list[LedgerChange]:
+    """The ledger's changes as stored: rounds, their matches, the end."""
+    rounds = select(RoundRow).where(RoundRow.tournament_id == tournament_id)
+    matches = select(MatchRow).where(MatchRow.tournament_id == tournament_id)
+    ended = session.scalar(select(TournamentRow.ended).where(TournamentRow.id == tournament_id))
+    return stored_changes(
+        session.scalars(rounds.order_by(RoundRow.number)),
+        session.scalars(matches.order_by(MatchRow.round, MatchRow.board)),
+        ended,
+    )
+
+
+# Reading: plain data for the web, the CLI and the bot.
+
+
+@dataclass(frozen=True)
+class TournamentSummary:
+    """A tournament at a glance."""
+
+    id: int
+    format: str  # "swiss" | "round-robin"
+    pool: str
+    started_by: str
+    created_at: dt.datetime
+    finished_at: dt.datetime | None
+    entrants: int
+    rounds_played: int  # rounds opened so far
+    rounds_planned: int  # Swiss: ceil(log2 N) + K; round robin: 1
+    matches_committed: int
+    matches_expected: int
+    leader: str | None  # first of the standings so far (None before any result)
+    ended: str | None  # None while it runs; "complete" or why it ended early
+
+    @property
+    def running(self) -> bool:
+        return self.ended is None
+
+    def to_json(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        data["created_at"] = iso_utc(self.created_at)
+        data["finished_at"] = self.finished_at and iso_utc(self.finished_at)
+        return data
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """A tournament in full: its summary and its result so far in the tool
+    contract of docs/tournaments.md, with each entrant's code hash."""
+
+    summary: TournamentSummary
+    result: dict[str, Any]
+    programs: dict[str, str]  # entrant name -> code hash
+
+
+def tournaments(db: Database) -> list[TournamentSummary]:
+    """Every tournament of the hill, newest first."""
+    with db.session() as session:
+        ids = session.scalars(select(TournamentRow.id).order_by(TournamentRow.id.desc()))
+        return [_view(session, i).summary for i in list(ids)]
+
+
+# what a tournament's view depends on: matches committed, rounds opened, its end
+Mark = tuple[int, int, str | None]
+
+
+def tournament(db: Database, tournament_id: int) -> TournamentView | None:
+    with db.session() as session:
+        if session.get(TournamentRow, tournament_id) is None:
+            return None
+        return _view(session, tournament_id)
+
+
+def progress_marks(db: Database, tournament_id: int | None = None) -> dict[int, Mark]:
+    """What each tournament's view depends on, cheaply (a few counts): its
+    matches committed, its rounds opened and how it ended; newest first.
+    Only `tournament_id`'s when given."""
+
+    def only(query: Any, column: Any) -> Any:
+        return query if tournament_id is None else query.where(column == tournament_id)
+
+    with db.session() as session:
+        committed = select(MatchRow.tournament_id, func.count()).where(
+            MatchRow.status == MatchStatus.COMMITTED
+        )
+        committed = only(committed, MatchRow.tournament_id).group_by(MatchRow.tournament_id)
+        rounds = select(RoundRow.tournament_id, func.count())
+        rounds = only(rounds, RoundRow.tournament_id).group_by(RoundRow.tournament_id)
+        ended = only(select(TournamentRow.id, TournamentRow.ended), TournamentRow.id)
+        matches = {i: n for i, n in session.execute(committed)}
+        opened = {i: n for i, n in session.execute(rounds)}
+        rows = session.execute(ended.order_by(TournamentRow.id.desc())).all()
+        return {i: (matches.get(i, 0), opened.get(i, 0), end) for i, end in rows}
+
+
+def progress_mark(db: Database, tournament_id: int) -> Mark | None:
+    """`progress_marks` of one tournament (None: there is no such tournament)."""
+    return progress_marks(db, tournament_id).get(tournament_id)
+
+
+def latest(db: Database) -> TournamentView | None:
+    """The running tournament (the oldest, if several), else the last one."""
+    with db.session() as session:
+        running = unfinished(session)
+        newest = session.scalar(select(func.max(TournamentRow.id)))
+        chosen = running[0] if running else newest
+        return None if chosen is None else _view(session, chosen)
+
+
+def _view(session: Session, tournament_id: int) -> TournamentView:
+    row = session.get(TournamentRow, tournament_id)
+    assert row is not None
+    entrants = entrants_of(session, tournament_id)
+    plan = plan_of(row, entrants)
+    ledger = Ledger.replay(_changes(session, tournament_id))
+    result = result_json(plan, ledger)
+    standings = result["standings"]
+    summary = TournamentSummary(
+        id=row.id,
+        format=row.format,
+        pool=row.pool,
+        started_by=row.started_by,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        entrants=len(entrants),
+        rounds_played=ledger.current_round,
+        rounds_planned=plan.planned_rounds(),
+        matches_committed=ledger.committed,
+        matches_expected=plan.expected_matches(),
+        leader=standings[0]["name"] if standings and ledger.committed else None,
+        ended=row.ended,
+    )
+    return TournamentView(summary, result, {e.name: e.code_hash for e in entrants})

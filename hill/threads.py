@@ -1,0 +1,73 @@
+"""Blocking work under asyncio, stated once: threads of one's own that the
+event loop awaits (`Threads`), and a least-recently-used cache those
+threads share (`LRU`).
+
+SQLite, git, the engine's traces and the ladder's fits block; the bot and
+the web report run them on threads of their own, so that a flood of one
+kind of work never holds up another (the event loop's default threads are
+left to the rest).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Generic, TypeVar
+
+from cachetools import LRUCache
+
+T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Threads:
+    """`count` threads named `name`: `await threads.run(f, ...)` runs f on
+    one of them (in the order asked, with one thread)."""
+
+    def __init__(self, count: int, name: str) -> None:
+        self.executor = ThreadPoolExecutor(count, thread_name_prefix=name)
+
+    async def run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        call = functools.partial(function, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    def close(self) -> None:
+        """Stop now: what waits is dropped (the web's readers, on shutdown)."""
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    async def finish(self) -> None:
+        """Stop once the work under way is done (without blocking the loop)."""
+        await asyncio.to_thread(self.executor.shutdown, wait=True)
+
+
+class LRU(Generic[K, V]):
+    """A least-recently-used cache, safe across threads: at most `maxsize`
+    values, or values whose `size_of` sums to at most `maxsize` (a value
+    larger than that is not kept)."""
+
+    def __init__(self, maxsize: int, size_of: Callable[[V], int] | None = None) -> None:
+        self._values: LRUCache[K, V] = LRUCache(maxsize, getsizeof=size_of)
+        self._size_of = size_of
+        self._lock = threading.Lock()
+
+    @property
+    def maxsize(self) -> int:
+        return int(self._values.maxsize)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def get(self, key: K) -> V | None:
+        with self._lock:
+            return self._values.get(key)
+
+    def put(self, key: K, value: V) -> V:
+        """Keep `value` (unless it alone is larger than the cache); returns it."""
+        if self._size_of is None or self._size_of(value) <= self.maxsize:
+            with self._lock:
+                self._values[key] = value
+        return value

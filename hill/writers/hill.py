@@ -1,0 +1,331 @@
+"""The hill's writer: the one place that changes the hill.
+
+Every change (challenge, withdrawal, admin removal, rescore) runs under an
+exclusive lock (across threads and processes: the bot and the command line,
+hill.writers.lock), is written to the database as one transaction, and is
+then recorded in the git repository from the data in hand
+(hill.history.recorder).  A crash between the two is repaired on the next
+start.  A player's request (hill.store.requests) is played through `PLAYS`
+and marked done, with what it came to, in the transaction of its change.
+Reads go through `Hill.queries` (plain data), as the readers that open the
+hill without this writer do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from hill.config import HillSettings
+from hill.engine import arena
+from hill.engine.arena import Arena, Executor
+from hill.errors import HillError
+from hill.faults import crash_point
+from hill.history.recorder import Change, HistoryRecorder
+from hill.history.repository import HillRepository
+from hill.layout import DataFolder
+from hill.rules import changes, names
+from hill.rules.events import ARRIVALS, EventKind, LeaveReason, ProgramStatus, utcnow
+from hill.rules.programs import check_program
+from hill.rules.requests import Outcome, RequestKind
+from hill.rules.standings import Contestant, Entry, Standings, rank
+from hill.store.database import Database
+from hill.store.jousts import store_jousts
+from hill.store.queries import HillQueries, code_by_hash
+from hill.store.requests import finish
+from hill.store.tables import Event, ProgramRow, Request
+from hill.writers.lock import HillLock
+
+
+@dataclass(frozen=True)
+class Report:
+    """What an operation did: the one-line summary and the standings after it."""
+
+    summary: str
+    standings: Standings
+    changed: bool
+    program: str | None = None
+    kind: EventKind | None = None  # the event's
+
+    @property
+    def outcome(self) -> Outcome:
+        """What a request that asked for it came to, as stored."""
+        program = self.program if self.kind in ARRIVALS else None
+        return Outcome(self.summary, self.kind, program, self.changed)
+
+
+class Hill:
+    """The hill's one writer.  Opening it takes the lock, upgrades the
+    database, repairs the git repository (stale locks of a killed git, commits
+    a crash kept from it or from the database) and catches it up."""
+
+    def __init__(
+        self,
+        settings: HillSettings,
+        *,
+        jobs: int | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self.settings = settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        folder = DataFolder(settings.data_dir)
+        self.db = Database(folder.database)
+        self.lock = HillLock(folder.lock, self.db)
+        self.queries = HillQueries(self.db, settings.ranking)
+        self.arena = Arena(executor, jobs=jobs)
+        with self.lock.held():
+            self.db.upgrade()
+            repository = HillRepository(folder.repository, settings.git_branch, settings.git_remote)
+            self.recorder = HistoryRecorder(repository, self.queries, self.db)
+            self.recorder.catch_up()
+
+    @property
+    def repository(self) -> HillRepository:
+        return self.recorder.repository
+
+    def close(self) -> None:
+        self.db.close()
+
+    def challenge(
+        self,
+        owner: str,
+        name: str,
+        code: bytes,
+        *,
+        test_only: bool = False,
+        request: int | None = None,
+    ) -> Report:
+        """Put a program on the hill (or, test_only, see where it would
+        rank); `request`, the request it answers, is marked done with it."""
+        names.check(owner, name)
+        program = check_program(code, self.settings.max_program_bytes)
+        program_hash = self.arena.add(program)
+        full_name = names.full_name(owner, name)
+        with self.lock.held():
+            with self.db.session() as session:
+                # the hill's jousts and the newcomer's stored ones, read once
+                previous_id, current, results = self.queries.current(session, [program_hash])
+                plan = changes.arrival(current, full_name, self.settings.size, test_only=test_only)
+                hashes = [e.program.code_hash for e in plan.stay] + [program_hash]
+                code_of = _code_of(session, {program_hash: code})
+                played = self.arena.complete(results, hashes, code_of)
+            crash_point("jousted")
+            with self.lock.transaction() as session:
+                store_jousts(session, played)
+                row = self._arrive(session, plan, owner, name, code, program_hash)
+                standings, summary = self._rank_arrival(current, plan, results, row)
+                displaced = plan.displaced.program.id if plan.displaced else None
+                event = self._add_event(
+                    session, plan.kind, owner, summary, standings, row.id, displaced
+                )
+                report = Report(summary, standings, not test_only, full_name, plan.kind)
+                _answer(session, request, report)
+            crash_point("stored")
+            if not test_only:
+                left = plan.displaced.program.full_name if plan.displaced else None
+                self._record(event, previous_id, standings, (full_name, code), left)
+        return report
+
+    def withdraw(self, owner: str, name: str, *, request: int | None = None) -> Report:
+        """An owner takes their own program off the hill."""
+        names.check(owner, name)
+        full_name = names.full_name(owner, name)
+        kind, reason = EventKind.WITHDRAW, LeaveReason.WITHDRAWN
+        return self._take_off(full_name, owner, kind, reason, request)
+
+    def remove(self, full_name: str, actor: str, *, request: int | None = None) -> Report:
+        """An admin takes any program off the hill."""
+        return self._take_off(full_name, actor, EventKind.REMOVE, LeaveReason.REMOVED, request)
+
+    def rescore(self, actor: str, *, rejoust: bool = False, request: int | None = None) -> Report:
+        """Recompute the standings from the stored jousts (or replay every joust)."""
+        with self.lock.held():
+            with self.db.session() as session:
+                previous_id, current, _ = self.queries.current(session)
+                contestants = [e.program for e in current.entries]
+                hashes = [c.code_hash for c in contestants]
+                outcomes, played = current.outcomes, []
+                if rejoust:
+                    pairs = arena.pairs_among(hashes)
+                    played = list(self.arena.play(pairs, _code_of(session, {})))
+                    replayed = arena.Results()
+                    replayed.add(played)
+                    outcomes = replayed.matrix(hashes)
+            previous = {e.program.id: e.rank for e in current.entries}
+            standings = rank(contestants, outcomes, self.settings.ranking, previous)
+            summary = changes.rescore_summary(standings, rejoust)
+            with self.lock.transaction() as session:
+                store_jousts(session, played)
+                event = self._add_event(session, EventKind.RESCORE, actor, summary, standings)
+                report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
+                _answer(session, request, report)
+            self._record(event, previous_id, standings)
+        return report
+
+    def _arrive(
+        self,
+        session: Session,
+        plan: changes.Arrival,
+        owner: str,
+        name: str,
+        code: bytes,
+        program_hash: str,
+    ) -> ProgramRow:
+        """Store the arriving program, and its leaving one leaving."""
+        leaving = None
+        if plan.leaving is not None:
+            leaving = self._leave(session, plan.leaving, plan.reason)
+        status = ProgramStatus.TEST if plan.test_only else ProgramStatus.HILL
+        row = ProgramRow(owner=owner, name=name, code=code, code_hash=program_hash, status=status)
+        session.add(row)
+        session.flush()
+        if leaving is not None:
+            leaving.displaced_by_id = row.id
+        return row
+
+    def _rank_arrival(
+        self, current: Standings, plan: changes.Arrival, results: arena.Results, row: ProgramRow
+    ) -> tuple[Standings, str]:
+        """The standings after an arrival (the newcomer last among the
+        contestants), and its summary."""
+        contestants = [e.program for e in plan.stay] + [_contestant(row)]
+        outcomes = results.matrix([c.code_hash for c in contestants])
+        previous = changes.previous_ranks(current, plan, row.id)
+        standings = rank(contestants, outcomes, self.settings.ranking, previous)
+        changed = _battles_changed(current, plan, outcomes[-1, :-1])
+        return standings, changes.arrival_summary(plan, standings, row.id, changed)
+
+    def _take_off(
+        self,
+        full_name: str,
+        actor: str,
+        kind: EventKind,
+        reason: LeaveReason,
+        request: int | None,
+    ) -> Report:
+        with self.lock.held():
+            with self.lock.transaction() as session:
+                previous_id, current, _ = self.queries.current(session)
+                leaving = current.find(full_name)
+                if leaving is None:
+                    raise HillError(f"there is no {full_name} on the hill")
+                keep = [i for i, e in enumerate(current.entries) if e is not leaving]
+                standings = rank(
+                    [current.entries[i].program for i in keep],
+                    current.outcomes[np.ix_(keep, keep)],
+                    self.settings.ranking,
+                    {e.program.id: e.rank for e in current.entries},
+                )
+                self._leave(session, leaving, reason)
+                summary = changes.departure_summary(full_name, kind, standings.size)
+                event = self._add_event(
+                    session, kind, actor, summary, standings, displaced_id=leaving.program.id
+                )
+                report = Report(summary, standings, True, full_name, kind)
+                _answer(session, request, report)
+            self._record(event, previous_id, standings, left=full_name)
+        return report
+
+    def _record(
+        self,
+        event: Event,
+        previous_id: int | None,
+        standings: Standings,
+        arrived: tuple[str, bytes] | None = None,
+        left: str | None = None,
+    ) -> None:
+        """Hand a stored change to the git recorder."""
+        change = Change(
+            event.id,
+            previous_id,
+            event.kind,
+            event.actor,
+            event.time,
+            event.summary,
+            standings,
+            arrived,
+            left,
+        )
+        self.recorder.record(change)
+
+    def _leave(self, session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
+        row = session.get(ProgramRow, entry.program.id)
+        assert row is not None
+        row.status = ProgramStatus.LEFT
+        row.left_at = utcnow()
+        row.left_reason = reason
+        session.flush()  # before a new version takes the name
+        return row
+
+    def _add_event(
+        self,
+        session: Session,
+        kind: EventKind,
+        actor: str,
+        summary: str,
+        standings: Standings,
+        program_id: int | None = None,
+        displaced_id: int | None = None,
+    ) -> Event:
+        event = Event(
+            kind=kind,
+            actor=actor,
+            program_id=program_id,
+            displaced_id=displaced_id,
+            summary=summary,
+            standings={"method": standings.method, "entries": standings.records()},
+        )
+        session.add(event)
+        session.flush()  # its id and time
+        return event
+
+
+def _answer(session: Session, request: int | None, report: Report) -> None:
+    """Mark the request a change answers done, with what it came to, in the
+    change's transaction: after a kill it is either done, or still open and
+    played again, never both."""
+    if request is not None:
+        finish(session, request, report.outcome)
+
+
+# Playing a request of the book: one line a kind (hill.rules.requests).
+PLAYS: dict[RequestKind, Callable[[Hill, Request], Report]] = {
+    RequestKind.CHALLENGE: lambda hill, r: hill.challenge(
+        r.owner, r.name, r.code or b"", request=r.id
+    ),
+    RequestKind.TEST: lambda hill, r: hill.challenge(
+        r.owner, r.name, r.code or b"", test_only=True, request=r.id
+    ),
+    RequestKind.WITHDRAW: lambda hill, r: hill.withdraw(r.owner, r.name, request=r.id),
+    RequestKind.REMOVE: lambda hill, r: hill.remove(r.name, r.owner, request=r.id),
+    RequestKind.RESCORE: lambda hill, r: hill.rescore(r.owner, request=r.id),
+}
+
+
+def play_request(hill: Hill, request: Request) -> Report:
+    """Play a request of the book on the hill; it is marked done in the
+    transaction of the change it makes (HillError: refused, nothing changed)."""
+    return PLAYS[request.command](hill, request)
+
+
+def _contestant(row: ProgramRow) -> Contestant:
+    return Contestant(row.id, row.owner, row.name, row.submitted_at, row.code_hash)
+
+
+def _code_of(session: Session, known: dict[str, bytes]) -> arena.CodeOf:
+    """A program's code by hash: one of `known`, or a stored program's."""
+    return lambda code_hash: (
+        known[code_hash] if code_hash in known else code_by_hash(session, code_hash)
+    )
+
+
+def _battles_changed(current: Standings, plan: changes.Arrival, after: np.ndarray) -> str | None:
+    """How an update's battles changed against the programs that stay."""
+    if plan.old is None:
+        return None
+    old = current.entries.index(plan.old)
+    others = [i for i in range(current.size) if i != old]
+    return changes.battles_changed(current.outcomes[old, others], after)

@@ -1,0 +1,104 @@
+"""The hill's tournaments' writer: it creates a tournament over one of the
+hill's pools (hill.store.pools) and plays it (hill.play.tournament) through
+an arena, storing its ledger and the jousts it plays in the hill's database
+under the hill's lock (hill.store.records), as the hill's writer and the
+ladder do.
+
+Every joust the hill has stored is known before the first is played, so a
+tournament over the hill plays none; those it plays are stored for the hill
+and the ladder.  Killed at any moment, a tournament loses at most the last
+fraction of a second of results (hill.play.tournament.WriteBehind), and
+`run` of the same id finishes it with exactly the result it would have had.
+"""
+
+from __future__ import annotations
+
+from hill.engine import arena
+from hill.engine.arena import Arena
+from hill.errors import TournamentError
+from hill.play.tournament import Progress, Tournament
+from hill.store.jousts import load_jousts
+from hill.store.pools import hill_pool
+from hill.store.queries import code_by_hash
+from hill.store.records import (
+    HillLedgerStore,
+    TournamentView,
+    add_tournament,
+    entrants_of,
+    plan_of,
+    tournament,
+    unfinished,
+)
+from hill.store.tables import TournamentRow
+from hill.tournaments.criteria import CRITERIA
+from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
+from hill.writers.hill import Hill
+
+
+class HillTournaments:
+    """Create and play the hill's tournaments."""
+
+    def __init__(self, hill: Hill) -> None:
+        self.hill = hill
+
+    def create(
+        self,
+        format: str,
+        pool: str,
+        *,
+        all_versions: bool = False,
+        seed: int | None = None,
+        additional_rounds: int = 0,
+        allow_repeat: bool = False,
+        criteria: tuple[str, ...] = CRITERIA,
+        started_by: str = "",
+    ) -> int:
+        """Store a new tournament over `pool` (not played yet); its id."""
+        tournament_format(format)  # TournamentError if there is no such format
+        with self.hill.db.session() as session:
+            chosen = hill_pool(session, pool, all_versions=all_versions)
+        seed = seed_for(format, seed)
+        plan = TournamentPlan(
+            format=format,
+            entrants=tuple(chosen.programs),
+            seed=seed,
+            additional_rounds=additional_rounds,
+            allow_repeat=allow_repeat,
+            criteria=criteria,
+        )
+        hashes = [arena.code_hash(code) for code in chosen.programs.values()]
+        with self.hill.lock.transaction() as session:
+            return add_tournament(session, plan, chosen.label, hashes, started_by)
+
+    def run(
+        self,
+        tournament_id: int,
+        progress: Progress | None = None,
+        jousts: Arena | None = None,
+    ) -> TournamentView:
+        """Play tournament `tournament_id` from wherever it stands to its end
+        (on `jousts`, default the hill's arena); its final view."""
+        self.prepare(tournament_id, jousts).run(progress)
+        view = tournament(self.hill.db, tournament_id)
+        assert view is not None
+        return view
+
+    def prepare(self, tournament_id: int, jousts: Arena | None = None) -> Tournament:
+        """The stored tournament, ready to play on: its checked-out matches
+        are queued again and every stored joust among its entrants is known."""
+        with self.hill.db.session() as session:
+            row = session.get(TournamentRow, tournament_id)
+            if row is None:
+                raise TournamentError(f"there is no tournament {tournament_id}")
+            entrants = entrants_of(session, tournament_id)
+            plan = plan_of(row, entrants)
+            codes = {e.code_hash: code_by_hash(session, e.code_hash) for e in entrants}
+            programs = {e.name: codes[e.code_hash] for e in entrants}
+            known = load_jousts(session, codes)
+        store = HillLedgerStore(self.hill.db, self.hill.lock.transaction, tournament_id)
+        return Tournament(plan, programs, store, jousts or self.hill.arena, known)
+
+    def unfinished(self) -> list[int]:
+        """The tournaments to play on (after a restart), oldest first."""
+        with self.hill.db.session() as session:
+            return unfinished(session)

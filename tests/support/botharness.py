@@ -1,0 +1,91 @@
+"""Running the real bot in the test's event loop on a temporary hill."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import itertools
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from bot.app import HillBot
+from hill.config import HillSettings, IrcSettings, LadderSettings, Settings, WebSettings
+from hill.writers.hill import Hill
+from support.ircclient import IrcTestClient
+
+CHANNEL = "#bfjoust"
+NEWS = "#hill-news"
+_numbers = itertools.count(1)
+
+# Quick programs for the tests (see the BF Joust rules in the README)
+RUSH = "(>)*9([-]>)*21"
+TRAIL = ">(+)*10>(-)*10(>)*6([+]>)*21"
+DEFENDER = "(+)*30<(-)*30>([-]+)*10000"
+
+
+def bot_settings(
+    data_dir: Path, port: int, ladder: LadderSettings | None = None, **irc: Any
+) -> Settings:
+    """Settings for one test's bot: its own nick, a quick outgoing rate
+    unless the test says otherwise, no web report, no background ladder
+    unless `ladder` says so."""
+    irc = {
+        "nick": f"hillbot{next(_numbers)}",
+        "channels": (CHANNEL,),
+        "messages_per_second": 20.0,
+        "burst": 20,
+        **irc,
+    }
+    return Settings(
+        hill=HillSettings(data_dir=data_dir, size=10),
+        irc=IrcSettings(server="127.0.0.1", port=port, **irc),
+        web=WebSettings(enabled=False, public_url="https://hill.example.org/"),
+        ladder=ladder or LadderSettings(enabled=False),
+    )
+
+
+def with_web_url(settings: Settings, url: str) -> Settings:
+    return dataclasses.replace(settings, web=dataclasses.replace(settings.web, public_url=url))
+
+
+async def wait_until(condition: Any, timeout: float = 15.0, step: float = 0.02) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(step)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    settings: Settings, hill: Hill | None = None, ready_timeout: float = 15.0
+) -> AsyncIterator[HillBot]:
+    """The bot connected and in its channels; stopped and its hill closed after."""
+    hill = hill or Hill(settings.hill, jobs=2)
+    bot = HillBot(settings, hill)
+    task = asyncio.create_task(bot.run())
+    try:
+        await wait_until(lambda: bot.client.ready or task.done(), ready_timeout)
+        if task.done():
+            task.result()  # its error
+        yield bot
+    finally:
+        await bot.stop()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        hill.close()
+
+
+def run(coroutine: Any, timeout: float = 60.0) -> Any:
+    """Run a test scenario with an overall time limit."""
+
+    async def limited() -> Any:
+        try:
+            async with asyncio.timeout(timeout):
+                return await coroutine
+        finally:
+            while IrcTestClient.connected:
+                await IrcTestClient.connected.pop().close()
+
+    return asyncio.run(limited())
