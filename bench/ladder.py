@@ -173,8 +173,8 @@ def refit(label: str, state: ladder.Ladder) -> None:
         tracemalloc.stop()
     total, standing, cpu = min(runs)
     print(
-        f"{label}: refit {total:.1f} s (standing {standing:.1f} s, statistics "
-        f"{total - standing:.1f} s; {cpu:.1f} s CPU), peak memory {peak / 2**20:.0f} MB "
+        f"{label}: refit {total:.2f} s (standing {standing:.2f} s, statistics "
+        f"{total - standing:.2f} s; {cpu:.2f} s CPU), peak memory {peak / 2**20:.0f} MB "
         f"allocated ({resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MB "
         f"resident at most in this run); {state.played} jousts among {state.size} programs",
         flush=True,
