@@ -127,12 +127,11 @@ class Posterior:
         last = self._last_hessian
         if last is None or not np.array_equal(last[0], s):
             flow = self._flow(s)
-            g = self.games
-            played = np.bincount(g.first, flow, g.size) + np.bincount(g.second, flow, g.size)
-            order, opponents, starts = g.opponents
+            order, opponents, starts = self.games.opponents
+            n = self.games.size
             flows = np.concatenate([flow, flow])[order]
-            flows = csr_matrix((flows, opponents, starts), shape=(g.size, g.size))
-            last = self._last_hessian = (s.copy(), 1 / self.sd**2 + played, flows)
+            flows = csr_matrix((flows, opponents, starts), shape=(n, n))
+            last = self._last_hessian = (s.copy(), self._diagonal(flow), flows)
         return last[1], last[2]
 
     def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -152,7 +151,10 @@ class Posterior:
 
     def information_diagonal(self, s: np.ndarray) -> np.ndarray:
         """The diagonal of `information`, in O(jousts)."""
-        g, flow = self.games, self._flow(s)
+        return self._diagonal(self._flow(s))
+
+    def _diagonal(self, flow: np.ndarray) -> np.ndarray:
+        g = self.games
         played = np.bincount(g.first, flow, g.size) + np.bincount(g.second, flow, g.size)
         return 1 / self.sd**2 + played
 
