@@ -109,6 +109,11 @@ class HillQueries:
             query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
         return self._read(query)
 
+    def event(self, event_id: int) -> HillEvent | None:
+        """One event (a test too), None if there is none."""
+        found = self._read(_events().where(Event.id == event_id))
+        return found[0] if found else None
+
     def changes(self) -> list[HillEvent]:
         """The events that changed the hill, oldest first."""
         return self._read(_events().where(Event.kind.in_(HILL_CHANGES)))

@@ -52,6 +52,8 @@ PATHS = {
     "tournament-json": "/api/tournament/{id}",
     "thumbnail": "/thumbnail",
     "upload": "/upload/{token:[A-Za-z0-9_-]{1,100}}",
+    "test": "/test/{token}",
+    "test-json": "/api/test/{token}",
 }
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)
@@ -187,6 +189,10 @@ class Urls:
     def home(self) -> str:
         """The site's front page: the standings now."""
         return self._out(self._url("standings"))
+
+    def test(self, token: str) -> str:
+        """The page of a `-test` trial (hill.store.trials), in its own state."""
+        return self._link("test", stateful=False, token=token)
 
     def upload(self, token: str) -> str:
         """The upload form of a one-time link (bot/commands/upload.py)."""
