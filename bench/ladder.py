@@ -121,7 +121,7 @@ def timed(label: str, programs: list[tuple[str, bytes]]) -> None:
     full = time.perf_counter() - started
     state = ladder.Ladder(n)
     started = time.perf_counter()
-    play = ladder.arena_player(arena.Arena(), compiled)
+    play = ladder.arena_player(arena.Arena(stats=False), compiled)  # as `bfjoust ladder run`
     result = ladder.run(state, play, ladder.budget_jousts(n, 0.1))
     stats = ladder.ladder_statistics(state, result)
     took = time.perf_counter() - started

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import structlog
 
+from bot.backfill import BackfillWorker
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
 from bot.identity import Sender
@@ -40,6 +41,8 @@ class HillBot:
         self.tournaments = TournamentHost(hill, settings, self.runner.book, self._announce)
         self.commands = Commands(settings, hill, self.runner, self.client.reply, self.tournaments)
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
+        # the statistics of the jousts stored before they were kept
+        self.backfill = BackfillWorker(hill, self.runner.book)
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
 
@@ -82,6 +85,7 @@ class HillBot:
         await self.runner.start()
         self.tournaments.start()
         self.ladder.start()
+        self.backfill.start()
         self.notices.start()
         await self.client.run()
 
@@ -89,6 +93,7 @@ class HillBot:
         await self.client.stop()
         await self.tournaments.close()
         await self.ladder.close()
+        await self.backfill.close()
         await self.notices.close()
         await self.runner.close()
 

@@ -230,6 +230,16 @@ def in_force(session: Session, event_id: int | None = None) -> Event | None:
     return session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
 
 
+def hill_hashes(session: Session) -> list[str]:
+    """The code hashes of the programs on the hill now (sorted)."""
+    event = in_force(session)
+    if event is None:
+        return []
+    ids = [entry["id"] for entry in event.standings["entries"]]
+    query = select(ProgramRow.code_hash).where(ProgramRow.id.in_(ids))
+    return sorted(set(session.scalars(query)))
+
+
 def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:
     """The full name of the latest program with each code (hill.engine.arena.
     code_hash); None where no program has that code."""
