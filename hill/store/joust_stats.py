@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sqlalchemy import Select, func, select, tuple_
+from sqlalchemy import Select, func, literal_column, select, tuple_
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
@@ -45,6 +45,21 @@ def load_stats(session: Session, pairs: Sequence[Pair]) -> dict[Pair, bytes]:
         )
         found.update({(a, b): packed for a, b, packed in session.execute(query)})
     return found
+
+
+def stats_among(session: Session, hashes: Sequence[str]) -> dict[Pair, bytes]:
+    """The packed statistics of the stored jousts among the programs `hashes`."""
+    wanted = sorted(set(hashes))
+    query = select(JoustStats.left_hash, JoustStats.right_hash, JoustStats.figures).where(
+        JoustStats.left_hash.in_(wanted), JoustStats.right_hash.in_(wanted)
+    )
+    return {(a, b): packed for a, b, packed in session.execute(query)}
+
+
+def stats_mark(session: Session) -> int:
+    """What changes when statistics are stored (the highest row id): cheap,
+    for readers that cache what they read."""
+    return session.scalar(select(func.max(literal_column("rowid"))).select_from(JoustStats)) or 0
 
 
 def _lacking() -> Select[tuple[str, str]]:

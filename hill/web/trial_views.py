@@ -17,6 +17,7 @@ from hill.store.queries import HillQueries
 from hill.store.trials import Trial, TrialPages
 from hill.threads import LRU
 from hill.web import pages
+from hill.web.analytics_reader import ANALYTICS
 from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.state import Snapshot
 from hill.web.views import page
@@ -72,7 +73,8 @@ async def test_page(request: web.Request) -> dict[str, Any]:
         "code": codes[trial.program],
         "expires": iso_utc(trial.expires_at),
     }
-    return {**data, "trial": about, "versions": [], "departed": None}
+    profile = await request.app[ANALYTICS].profile(snap, trial.program, ("test", trial.token))
+    return {**data, "trial": about, "versions": [], "departed": None, "profile": profile}
 
 
 def setup(app: web.Application, queries: HillQueries) -> None:

@@ -20,6 +20,7 @@ from hill import engine
 from hill.errors import NotFound
 from hill.rules.names import is_full_name
 from hill.web import pages
+from hill.web.analytics_reader import ANALYTICS
 from hill.web.commits import HISTORY
 from hill.web.ladder_reader import ladder_versions
 from hill.web.render import render
@@ -103,7 +104,9 @@ async def breakdown(request: web.Request) -> dict[str, Any]:
     versions = await request.app[HISTORY].versions(name)
     if snap.standings.index(name) is None and "event" not in request.query and versions:
         return await departed(request, name, versions)
-    return {**pages.breakdown(snap, name), "versions": versions, "departed": None}
+    data = pages.breakdown(snap, name)
+    profile = await request.app[ANALYTICS].profile(snap, name)
+    return {**data, "versions": versions, "departed": None, "profile": profile}
 
 
 async def departed(
@@ -117,7 +120,9 @@ async def departed(
     last = await reader(request).snapshot(points[-1].event)
     ladder = await ladder_versions(request.app, name)
     left = pages.departure(history, name, versions, ladder)
-    return {**pages.breakdown(last, name), "versions": versions, "departed": left}
+    profile = await request.app[ANALYTICS].profile(last, name)
+    data = pages.breakdown(last, name)
+    return {**data, "versions": versions, "departed": left, "profile": profile}
 
 
 @page("pair", "pair.html")
