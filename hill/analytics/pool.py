@@ -79,7 +79,9 @@ def analyse(
         if mine:
             duels[a, mine] = np.median(fought.cycles, axis=1)
     mapped = [a for a in range(n) if profiles[a] is not None]
-    vectors = np.array([features(profiles[a]) for a in mapped])  # type: ignore[arg-type]
+    vectors = np.array([features(p) for p in profiles if p is not None])
+    if not mapped:
+        vectors = np.zeros((0, 1))
     return PoolAnalysis(
         names=list(names),
         profiles=profiles,
@@ -87,5 +89,5 @@ def analyse(
         waiting=waiting,
         duels=duels,
         mapped=mapped,
-        strategy=strategy_map(vectors.reshape(len(mapped), -1)),
+        strategy=strategy_map(vectors),
     )
