@@ -265,6 +265,20 @@ def test_a_big_pool_maps_its_first_programs(
 # --- in a real browser -----------------------------------------------------
 
 
+def overflow(driver: webdriver.Chrome) -> int:
+    """How far the page scrolls sideways (0: it fits the window)."""
+    return driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+
+
+def screen_font(driver: webdriver.Chrome, element: object) -> float:
+    """An SVG text's font size as drawn on the screen, in CSS pixels."""
+    return driver.execute_script(
+        "return parseFloat(getComputedStyle(arguments[0]).fontSize)"
+        " * arguments[0].getScreenCTM().a",
+        element,
+    )
+
+
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
     driver = chromium(tmp_path_factory.mktemp("chromium"))
@@ -281,11 +295,7 @@ def test_a_profile_reads_on_a_desktop_and_a_phone(
     try:
         load(browser, f"{served.url}/program/{quote(name)}")
         assert console_errors(browser) == []
-        # the page itself never scrolls sideways; its pictures fit
-        overflow = browser.execute_script(
-            "return document.documentElement.scrollWidth - window.innerWidth"
-        )
-        assert overflow <= 0
+        assert overflow(browser) <= 0  # the page itself never scrolls sideways
         for figure in css(browser, "#how-it-plays ~ .profile-grid figure, figure.duel-chart"):
             svg = figure.find_element(By.TAG_NAME, "svg")
             assert 0 < svg.size["width"] <= size[0] and svg.size["height"] > 100
@@ -294,12 +304,7 @@ def test_a_profile_reads_on_a_desktop_and_a_phone(
         assert len(cells) == sum(engine.TAPE_LENGTHS)  # every cell of every tape length
         # a cell of the heat map is at least 6 px wide, even on a phone
         assert cells[0].size["width"] >= 6
-        tick = css(browser, "figure.duel-chart text.name")[0]
-        font = browser.execute_script(
-            "return parseFloat(getComputedStyle(arguments[0]).fontSize)"
-            " * arguments[0].getScreenCTM().a",
-            tick,
-        )
+        font = screen_font(browser, css(browser, "figure.duel-chart text.name")[0])
         assert font >= 9, font  # readable: the names of the duel chart
         # a problem opponent's lost battle opens in the viewer
         sample = css(browser, "table.problems a.sample")[0]
@@ -340,10 +345,7 @@ def test_the_strategy_map_reads_on_a_desktop_and_a_phone(
     try:
         load(browser, f"{served.url}/strategy")
         assert console_errors(browser) == []
-        overflow = browser.execute_script(
-            "return document.documentElement.scrollWidth - window.innerWidth"
-        )
-        assert overflow <= 0  # the matrices scroll in their own boxes
+        assert overflow(browser) <= 0  # the matrices scroll in their own boxes
         boxes = css(browser, "figure.strategy-chart .scroll")
         assert len(boxes) == 2
         wide = browser.execute_script(
@@ -351,11 +353,7 @@ def test_the_strategy_map_reads_on_a_desktop_and_a_phone(
         )
         assert wide == (size[0] < 800)
         name = css(browser, "figure.results text.name")[0]
-        font = browser.execute_script(
-            "return parseFloat(getComputedStyle(arguments[0]).fontSize)"
-            " * arguments[0].getScreenCTM().a",
-            name,
-        )
+        font = screen_font(browser, name)
         assert font >= 10, font  # drawn 1:1: the names stay readable
         # the names show first, beside the dendrogram, on a phone too
         assert name.location["x"] + name.size["width"] <= size[0]

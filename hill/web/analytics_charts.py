@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hill.web.charts import cut
+
 # viridis at nine stops (dark purple, blue, green, yellow): a value's colour
 VIRIDIS = [
     (68, 1, 84),
@@ -206,10 +208,9 @@ def strategy_chart(
                 cells.append(Cell(x, y, found.fill, found.tip, found.css, found.href))
     labels, marks = [], []
     for row, (name, family) in enumerate(zip(names, families, strict=True)):
-        y = top + row * size
-        shown = name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
-        labels.append((left - 14, y + size - 2.5, shown, name, family_colour(family)))
-        marks.append((left - 11, y + 2, family_colour(family)))
+        y, fill = top + row * size, family_colour(family)
+        labels.append((left - 14, y + size - 2.5, cut(name, NAME_CHARS), name, fill))
+        marks.append((left - 11, y + 2, fill))
     return StrategyChart(
         width=left + n * size + 6,
         height=top + n * size + 8,

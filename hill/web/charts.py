@@ -108,6 +108,11 @@ class ErrorBars:
     x_ticks: list[tuple[float, str]]
 
 
+def cut(text: str, chars: int) -> str:
+    """A label of at most `chars` characters: a longer one ends in "…"."""
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
 def _log_ticks(low: float, high: float) -> list[float]:
     """1, 2 and 5 times powers of ten within [low, high] (at most 6: the 2s
     go first, then the 5s; the ends when fewer than 2)."""
@@ -147,9 +152,6 @@ def error_bars(
         share = (math.log(max(value, low)) - math.log(low)) / (math.log(high) - math.log(low))
         return round(left + (right - left) * share, 1)
 
-    def cut(text: str) -> str:
-        return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
-
     def rating(r: Mapping[str, Any]) -> str:
         return (
             f"{r['rank']}. {r['name']}: rating {r['rating']:.2f} "
@@ -163,7 +165,7 @@ def error_bars(
             low=x(r[low_key]),
             high=x(r[high_key]),
             rank=r["rank"],
-            label=cut(r[name]),
+            label=cut(r[name], LABEL_CHARS),
             tooltip=(tooltip or rating)(r),
             highlight=bool(r.get(highlight)),
         )
