@@ -100,6 +100,10 @@ def test_a_program_that_left_keeps_its_page(served: Server) -> None:
     assert [v["status"] for v in data["versions"]] == ["left"]
     assert {o["program"] for o in data["opponents"]} == {"alice.rush", "dave.clear"}
     assert left["ladder"] == []  # the ladder has not run on this hill
+    # how it played then, on the page and on its own
+    profile = get(f"{served.url}/api/profile/carol.idle").json()
+    assert profile["event"]["id"] == left["last_state"] and profile["jousts"] == 2
+    assert data["profile"] == {k: v for k, v in profile.items() if k != "event"}
     page = get(f"{served.url}/program/carol.idle").text
     assert 'id="departed-note"' in page and "pushed off by bob.trail" in page
     # a program on the hill says it is not departed; one never seen is a 404

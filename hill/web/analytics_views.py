@@ -25,7 +25,7 @@ from hill.web.tournament_reader import TOURNAMENTS
 from hill.web.tournament_views import tournament_id
 from hill.web.trial_views import TRIALS
 from hill.web.urls import PATHS
-from hill.web.views import json_response, name_param, page, snapshot
+from hill.web.views import json_response, last_state, name_param, page, snapshot
 
 routes = web.RouteTableDef()
 
@@ -35,8 +35,9 @@ async def profile(request: web.Request) -> web.Response:
     """A program's profile in the state asked for (its page shows the same)."""
     snap = await snapshot(request)
     name = name_param(request)
-    snap.index(name)  # NotFound: not on the hill in this state
-    data = await request.app[ANALYTICS].profile(snap, name)
+    if snap.standings.index(name) is None and "event" not in request.query:
+        snap = await last_state(request, name)  # a program that left: as it stood last
+    data = await request.app[ANALYTICS].profile(snap, name)  # NotFound: not in this state
     return json_response({"event": pages.event(snap.event), **data})
 
 

@@ -93,6 +93,7 @@ env.globals.update(
     duels_chart=analytics_charts.duels_chart,
     duel_legend=analytics_charts.duel_legend,
     cycles_tick=analytics_charts.cycles_tick,
+    cells_markup=analytics_charts.cells_markup,
 )
 
 

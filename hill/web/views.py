@@ -109,15 +109,21 @@ async def breakdown(request: web.Request) -> dict[str, Any]:
     return {**data, "versions": versions, "departed": None, "profile": profile}
 
 
+async def last_state(request: web.Request, name: str) -> Snapshot:
+    """The last hill state a program was part of (NotFound: never on the
+    hill, or its change is still being written)."""
+    points = (await reader(request).history()).series(name)
+    if not points:
+        raise NotFound(f"{name} is not on the hill")
+    return await reader(request).snapshot(points[-1].event)
+
+
 async def departed(
     request: web.Request, name: str, versions: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """The page of a program no longer on the hill: its last state there."""
     history = await reader(request).history()
-    points = history.series(name)
-    if not points:  # submitted, but never ranked (its change is being written)
-        raise NotFound(f"{name} is not on the hill")
-    last = await reader(request).snapshot(points[-1].event)
+    last = await last_state(request, name)
     ladder = await ladder_versions(request.app, name)
     left = pages.departure(history, name, versions, ladder)
     profile = await request.app[ANALYTICS].profile(last, name)
