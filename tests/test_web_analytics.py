@@ -51,9 +51,13 @@ def served() -> Server:
     return shared_server()
 
 
+LEAVER = f"esohill.{reference_programs()[6][0]}"  # taken off the small hill
+
+
 @pytest.fixture(scope="module")
 def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, int, str]]:
-    """Seven programs, a round robin of them, and a test."""
+    """Seven programs, a round robin of them, a test, then one of the seven
+    taken off the hill (it keeps its page)."""
     hill = build_hill(tmp_path_factory.mktemp("small") / "var", reference_programs()[:7])
     service = HillTournaments(hill)
     tournament = service.create("round-robin", "hill", started_by="alice")
@@ -61,6 +65,7 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, in
     code = reference_programs()[10][1]
     trial = hill.challenge("bob", "probe", code, test_only=True).page
     assert trial is not None
+    hill.remove(LEAVER, "admin")
     server = Server(hill)
     yield server, tournament, trial
     server.stop()
@@ -364,5 +369,42 @@ def test_the_strategy_map_reads_on_a_desktop_and_a_phone(
         WebDriverWait(browser, 10).until(lambda d: "/vs/" in d.current_url)
         load(browser, browser.current_url)
         assert len(css(browser, "#battles a.cell")) == engine.BATTLES
+    finally:
+        browser.set_window_size(1366, 900)
+
+
+@pytest.mark.parametrize("size", [(1366, 900), (390, 844)], ids=["desktop", "phone"])
+def test_a_tests_page_and_a_departed_programs_read_on_a_desktop_and_a_phone(
+    browser: webdriver.Chrome, small: tuple[Server, int, str], size: tuple[int, int]
+) -> None:
+    server, _, trial = small
+    browser.set_window_size(*size)
+    try:
+        for path, note, badge in (
+            (f"/test/{trial}", "trial-note", "test"),
+            (f"/program/{quote(LEAVER)}", "departed-note", "left the hill"),
+        ):
+            load(browser, server.url + path)
+            assert console_errors(browser) == []
+            assert overflow(browser) <= 0, path
+            said = browser.find_element(By.ID, note)  # marked as what it is, on screen
+            assert said.is_displayed() and said.size["width"] <= size[0]
+            assert css(browser, "h1 .kind")[0].text.lower() == badge
+            heat = css(browser, "figure.heat svg")[0]  # how it plays, drawn
+            assert 0 < heat.size["width"] <= size[0]
+            assert len(heat.find_elements(By.TAG_NAME, "rect")) == sum(engine.TAPE_LENGTHS)
+        # the departed program: why it left, and where it stands on the ladder
+        assert "removed by admin" in browser.find_element(By.ID, "departed-note").text
+        assert browser.find_element(By.ID, "ladder-standing").is_displayed()
+        # a test's battle opens in the viewer, by the programs' code
+        load(browser, f"{server.url}/test/{trial}")
+        cell = css(browser, "a.cell")[0]  # the first battle against the first opponent
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
+        cell.click()
+        WebDriverWait(browser, 10).until(lambda d: "/battle?left_code=" in d.current_url)
+        WebDriverWait(browser, 20).until(
+            lambda d: d.find_element(By.ID, "cycles").text not in ("", "…")
+        )
+        assert console_errors(browser) == []
     finally:
         browser.set_window_size(1366, 900)

@@ -20,6 +20,7 @@ from hill.config import HillSettings
 from hill.store.notices import NoticeBook
 from hill.store.tables import TrialPage
 from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder
 
 RUSH = b"(>)*9([-]>)*21"
 TRAIL = b">(+)*10>(-)*10(>)*6([+]>)*21"
@@ -105,7 +106,10 @@ def test_a_program_that_left_keeps_its_page(served: Server) -> None:
     assert profile["event"]["id"] == left["last_state"] and profile["jousts"] == 2
     assert data["profile"] == {k: v for k, v in profile.items() if k != "event"}
     page = get(f"{served.url}/program/carol.idle").text
-    assert 'id="departed-note"' in page and "pushed off by bob.trail" in page
+    assert 'id="departed-note"' in page
+    pusher = f'pushed off by <a href="/program/bob.trail?event={left["event"]["id"]}">bob.trail</a>'
+    assert pusher in page  # as it stood when it pushed carol.idle off
+    assert 'id="ladder-none"' in page  # says it is not on the ladder yet
     # a program on the hill says it is not departed; one never seen is a 404
     assert get(f"{served.url}/api/breakdown/alice.rush").json()["departed"] is None
     for name in ("nobody.here", "erin.probe"):  # a test is no program of the hill
@@ -113,6 +117,17 @@ def test_a_program_that_left_keeps_its_page(served: Server) -> None:
     # asked in a state it was not part of: a 404, as before
     state = served.hill.queries.latest_state()[0]
     assert get(f"{served.url}/api/breakdown/carol.idle?event={state}").status == 404
+
+
+def test_a_program_that_left_keeps_its_ladder_standing(served: Server) -> None:
+    ArchiveLadder(served.hill).step()  # the ladder rates every program seen
+    left = get(f"{served.url}/api/breakdown/carol.idle").json()["departed"]
+    [version] = left["ladder"]
+    assert version["version"] == 1 and version["name"] == "carol.idle@1"
+    assert not version["on_hill"] and 1 <= version["rank"] <= 4  # of the four (a test is none)
+    page = get(f"{served.url}/program/carol.idle").text
+    assert 'id="ladder-standing"' in page and 'id="ladder-none"' not in page
+    assert f'<td class="num">{version["rank"]}</td>' in page
 
 
 def test_owners_are_left_notices_when_others_make_their_program_leave(tmp_path: Path) -> None:

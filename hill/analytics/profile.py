@@ -9,8 +9,9 @@
 - how it loses: per tape length and polarity, the battles it lost by its
   flag, those it lost off the tape, and the ties at the cycle limit
   (hill.analytics.battles says how each is told);
-- problem opponents: those it loses most battles to, with how, and its
-  first lost battle against each, to look at.
+- problem opponents: those it loses most battles to, with how (the
+  commoner of its flag falling and running off the tape, its flag on a
+  tie), and its first battle against each lost that way, to look at.
 
 And the features the strategy map clusters programs by (`features`).
 """
@@ -47,7 +48,7 @@ class Profile:
     lost: np.ndarray  # (k,) battles lost to each opponent
     lost_flag: np.ndarray  # (k,) of which by its flag
     lost_off: np.ndarray  # (k,) of which off the tape
-    sample: np.ndarray  # (k,) its first lost battle against each (-1: none)
+    sample: np.ndarray  # (k,) its first battle against each lost the commoner way (-1: none)
     duel_histogram: np.ndarray  # (15,) share of its battles by log10(cycles)
 
 
@@ -86,7 +87,9 @@ def profile(b: Battles) -> Profile:
     shares[~ROW_CELLS] = np.nan
     lost = b.outcomes < 0
     flag, off = b.lost_by_flag, b.lost_off_tape
-    first_lost = np.where(lost.any(axis=1), lost.argmax(axis=1), -1)
+    # the sample shows how it loses to each: a battle lost the commoner way
+    way = np.where((flag.sum(axis=1) >= off.sum(axis=1))[:, None], flag, off)
+    first_lost = np.where(way.any(axis=1), way.argmax(axis=1), -1)
     cycles = b.cycles.astype(np.float64)
     duels = (
         np.stack([np.median(cycles, axis=1), cycles.min(axis=1), cycles.max(axis=1)], axis=1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hill.cli.shared import add_shared_options, open_hill, open_queries, read_file
+from hill.cli.shared import add_shared_options, open_hill, open_queries, read_file, settings_of
 from hill.errors import CommandError, HillError
 from hill.rules import names
 from hill.rules.reports import breakdown, json_report, text_report
@@ -46,6 +46,10 @@ def command_test(args: argparse.Namespace) -> None:
     name = args.name or names.from_file(args.file, args.owner)
     report = hill.challenge(args.owner, name, read_file(args.file), test_only=True)
     print(report.summary)
+    if report.page:  # its full result, as the bot links it
+        from hill.web.urls import Urls
+
+        print(f"full result: {Urls(site=settings_of(args).web.url).test(report.page)}")
 
 
 def command_withdraw(args: argparse.Namespace) -> None:
