@@ -6,8 +6,8 @@
   played with and without the statistics (interleaved; the minimum of
   --repeat runs, each a new program so that every joust is played);
 - the backfill: jousts replayed a second on one thread;
-- the web: analysing the hill (profiles and the strategy map) once, and a
-  profile or map read from the cache.
+- the web: analysing the hill (every profile and the strategy map), which
+  it does once per hill state.
 
     .venv/bin/python bench/analytics.py [--repeat 5]
 """
