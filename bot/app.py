@@ -12,11 +12,13 @@ from collections.abc import Callable
 
 import structlog
 
+from bot.backfill import BackfillWorker
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
 from bot.identity import Sender
 from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
+from bot.notices import NoticeDesk
 from bot.runner import Answer, Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
@@ -39,9 +41,14 @@ class HillBot:
         self.tournaments = TournamentHost(hill, settings, self.runner.book, self._announce)
         self.commands = Commands(settings, hill, self.runner, self.client.reply, self.tournaments)
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
+        # the statistics of the jousts stored before they were kept
+        self.backfill = BackfillWorker(hill, self.runner.book)
+        # owners told when their program is pushed off (or removed)
+        self.notices = NoticeDesk(hill, self.client, self.commands.urls)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
+        self.notices.on_command(message)
 
     def _announce(self, text: str) -> None:
         """News for everyone (a tournament's progress and winner): every channel."""
@@ -71,17 +78,23 @@ class HillBot:
         self.client.reply(asker, answer.line, on_sent=sent)
         if len(told) > 1:
             self.client.say(summary, f"{request.nick}: {answer.text}", on_sent=sent)
+        if answer.changed:
+            self.notices.look()
 
     async def run(self) -> None:
         await self.runner.start()
         self.tournaments.start()
         self.ladder.start()
+        self.backfill.start()
+        self.notices.start()
         await self.client.run()
 
     async def stop(self) -> None:
         await self.client.stop()
         await self.tournaments.close()
         await self.ladder.close()
+        await self.backfill.close()
+        await self.notices.close()
         await self.runner.close()
 
 

@@ -167,7 +167,7 @@ class Runner:
     def _deliver(self, request: Request, outcome: Outcome, note: str) -> None:
         """Put the answer in words and hand it over; `note` says why it
         comes late, if it does."""
-        text = answer_text(outcome, self.urls.program)
+        text = answer_text(outcome, self.urls.program, self.urls.test)
         on_sent = functools.partial(self._mark_delivered, request.id)
         self.say(request, Answer(text, note, outcome.changed), on_sent)
 

@@ -15,6 +15,7 @@ import-linter contracts, checked by tests/test_architecture.py):
     play/         many jousts: the tournament runner, the Dask cluster
     ladder/       the all-time ladder's rules (pure)
     tournaments/  the tournaments' rules: formats, the ledger, the result (pure)
+    analytics/    what the battle statistics say: profiles, the strategy map (pure)
     rules/        scoring, standings, statistics, names, events, changes, requests,
                   versions, reports (pure)
     engine/       the native engine (_engine.c) and its Python face, the arena
@@ -22,8 +23,8 @@ import-linter contracts, checked by tests/test_architecture.py):
 and at the top, what everything may use: errors (every exception, one tree),
 config (the settings), layout (the data folder), threads (threads and a
 cache for asyncio), faults (crash points for the tests), logs.  bot/ sits
-above them all.  The pure packages (rules, ladder, tournaments) import no
-I/O library at any depth.
+above them all.  The pure packages (rules, ladder, tournaments, analytics)
+import no I/O library at any depth.
 """
 
 import os

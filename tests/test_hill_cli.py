@@ -34,6 +34,8 @@ def test_a_hill_from_the_command_line(tmp_path: Path) -> None:
 
     tested = hill(data, "test", warrior_path("wiki/wiggle_clear.bfjoust"), "--owner", "bob")
     assert "test only, the hill is unchanged" in tested.stdout
+    link = tested.stdout.splitlines()[-1]  # its page, as the bot links it
+    assert link.startswith("full result: http://127.0.0.1:8080/test/") and len(link) == 62
 
     report = hill(data, "report")
     assert report.stdout.startswith("Rank/chg   Score  Points  Program\n")

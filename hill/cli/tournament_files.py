@@ -114,7 +114,7 @@ def command_run(args: argparse.Namespace) -> None:
     )
     if isinstance(store, StateFile):
         store.claim(plan.to_json(programs))
-    with arena_for(args) as jousts, progress_bar(plan) as progress:
+    with arena_for(args, stats=False) as jousts, progress_bar(plan) as progress:
         tournament = Tournament(plan, programs, store, jousts)
         tournament.run(progress)
     result = tournament.to_json()
@@ -126,12 +126,13 @@ def print_result(result: dict, as_json: bool) -> None:
 
 
 @contextlib.contextmanager
-def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
+def arena_for(args: argparse.Namespace, *, stats: bool = True) -> Iterator[Arena]:
     """The arena on every local core, or on the Dask cluster of `--scheduler`
-    (or of the configuration's [cluster] scheduler)."""
+    (or of the configuration's [cluster] scheduler); jousts with their
+    battle statistics if `stats` (a tournament of the hill keeps them)."""
     scheduler = args.scheduler or settings_of(args).cluster.scheduler
-    with executor_for(scheduler, None) as executor:
-        yield Arena(executor, jobs=args.jobs)
+    with executor_for(scheduler, None, stats=stats) as executor:
+        yield Arena(executor, jobs=args.jobs, stats=stats)
 
 
 @contextlib.contextmanager

@@ -109,6 +109,11 @@ class HillQueries:
             query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
         return self._read(query)
 
+    def event(self, event_id: int) -> HillEvent | None:
+        """One event (a test too), None if there is none."""
+        found = self._read(_events().where(Event.id == event_id))
+        return found[0] if found else None
+
     def changes(self) -> list[HillEvent]:
         """The events that changed the hill, oldest first."""
         return self._read(_events().where(Event.kind.in_(HILL_CHANGES)))
@@ -223,6 +228,16 @@ def in_force(session: Session, event_id: int | None = None) -> Event | None:
             raise LookupError(event_id)
         query = query.where(Event.id <= event_id)
     return session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
+
+
+def hill_hashes(session: Session) -> list[str]:
+    """The code hashes of the programs on the hill now (sorted)."""
+    event = in_force(session)
+    if event is None:
+        return []
+    ids = [entry["id"] for entry in event.standings["entries"]]
+    query = select(ProgramRow.code_hash).where(ProgramRow.id.in_(ids))
+    return sorted(set(session.scalars(query)))
 
 
 def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:

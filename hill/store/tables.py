@@ -10,7 +10,11 @@ compares with them (tests/test_migrations.py).
 - `ladder_versions`, `ladder_state`, `ladder_snapshots`: the all-time ladder
   (hill.store.archive);
 - `tournaments`, `tournament_entrants`, `tournament_rounds`,
-  `tournament_matches`: the hill's tournaments (hill.store.records).
+  `tournament_matches`: the hill's tournaments (hill.store.records);
+- `joust_stats`: each joust's battle statistics, packed, beside its outcomes
+  (hill.store.joust_stats); `test_pages`: the pages of `-test` trials, kept
+  for a while (hill.store.trials); `notices`: what the owners of programs
+  that left are to be told (hill.store.notices).
 
 Event kinds and program statuses are the enums of hill.rules.events, stored
 as their plain strings.
@@ -113,6 +117,19 @@ class Joust(Base):
     game_cycles: Mapped[int | None]
 
 
+class JoustStats(Base):
+    """The battle statistics of a joust (docs/analytics.md), kept beside its
+    outcomes by the same pair and from the same side (the lower hash on
+    the left): packed by hill.engine.packing, about 1.1 KB a joust.  A row
+    of its own, so that reading outcomes to score the hill never reads them."""
+
+    __tablename__ = "joust_stats"
+
+    left_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    right_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    figures: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Event(Base):
     """Every hill event, with the standings right after it."""
 
@@ -130,6 +147,35 @@ class Event(Base):
     standings: Mapped[dict[str, Any]]
     # the git commit that records it (None until committed, and for tests)
     commit: Mapped[str | None] = mapped_column(String(40))
+
+
+class TrialPage(Base):
+    """The page of a `-test` trial: the breakdown of the tested program
+    against the hill it met (its event's standings), at an unguessable
+    address, until it expires."""
+
+    __tablename__ = "test_pages"
+
+    token: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"), unique=True)
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))
+    expires_at: Mapped[dt.datetime] = mapped_column(index=True)
+
+
+class Notice(Base):
+    """Something a program's owner is to be told: their program left the
+    hill without their doing (pushed off, removed).  Sent by the bot as a
+    private NOTICE when the owner is online, else on their next command."""
+
+    __tablename__ = "notices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64), index=True)
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"))  # the change that did it
+    reason: Mapped[LeaveReason] = mapped_column(_strings(LeaveReason, 16))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[dt.datetime | None]
 
 
 class Request(Base):

@@ -23,7 +23,14 @@ from hill.logs import configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
-from hill.web import history_views, ladder_page, tournament_views, upload
+from hill.web import (
+    analytics_views,
+    history_views,
+    ladder_page,
+    tournament_views,
+    trial_views,
+    upload,
+)
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
@@ -117,6 +124,8 @@ def create_app(
     app.add_routes(upload.routes)
     ladder_page.setup(app, queries.db)
     tournament_views.setup(app, queries.db)
+    trial_views.setup(app, queries)
+    analytics_views.setup(app, queries.db)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)

@@ -66,7 +66,8 @@ def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
     outcome = asked.answer
     if outcome is None:
         return {"state": asked.state, "answer": None, "program": None}
-    answer = answer_text(outcome, Urls(site=site_url(request)).program)
+    urls = Urls(site=site_url(request))
+    answer = answer_text(outcome, urls.program, urls.test)
     return {"state": asked.state, "answer": answer, "program": outcome.program}
 
 

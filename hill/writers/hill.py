@@ -34,9 +34,11 @@ from hill.rules.requests import Outcome, RequestKind
 from hill.rules.standings import Contestant, Entry, Standings, rank
 from hill.store.database import Database
 from hill.store.jousts import store_jousts
+from hill.store.notices import add_notice
 from hill.store.queries import HillQueries, code_by_hash
 from hill.store.requests import finish
 from hill.store.tables import Event, ProgramRow, Request
+from hill.store.trials import open_page
 from hill.writers.lock import HillLock
 
 
@@ -49,12 +51,13 @@ class Report:
     changed: bool
     program: str | None = None
     kind: EventKind | None = None  # the event's
+    page: str | None = None  # a test's page (hill.store.trials: its token)
 
     @property
     def outcome(self) -> Outcome:
         """What a request that asked for it came to, as stored."""
         program = self.program if self.kind in ARRIVALS else None
-        return Outcome(self.summary, self.kind, program, self.changed)
+        return Outcome(self.summary, self.kind, program, self.changed, self.page)
 
 
 class Hill:
@@ -121,7 +124,14 @@ class Hill:
                 event = self._add_event(
                     session, plan.kind, owner, summary, standings, row.id, displaced
                 )
-                report = Report(summary, standings, not test_only, full_name, plan.kind)
+                page = None
+                if test_only:
+                    page = open_page(session, event.id, row.id, self.settings.test_page_hours)
+                elif plan.leaving is not None and plan.reason == LeaveReason.PUSHED_OFF:
+                    leaving = plan.leaving.program  # its owner is told, unless it was they
+                    if leaving.owner != owner:
+                        add_notice(session, leaving.owner, leaving.id, event.id, plan.reason)
+                report = Report(summary, standings, not test_only, full_name, plan.kind, page)
                 _answer(session, request, report)
             crash_point("stored")
             if not test_only:
@@ -224,6 +234,8 @@ class Hill:
                 event = self._add_event(
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )
+                if kind == EventKind.REMOVE and actor != leaving.program.owner:
+                    add_notice(session, leaving.program.owner, leaving.program.id, event.id, reason)
                 report = Report(summary, standings, True, full_name, kind)
                 _answer(session, request, report)
             self._record(event, previous_id, standings, left=full_name)
