@@ -113,12 +113,15 @@ class HillRepository:
         author: str,
         when: dt.datetime,
         event_id: int,
+        trailers: Mapping[str, str] | None = None,
     ) -> str:
-        """Write and delete files in the work tree and commit all of it, with
-        the event's trailer; returns the commit's sha."""
+        """Write and delete files in the work tree (paths may name folders)
+        and commit all of it, with `trailers` and the event's; returns the
+        commit's sha."""
         for name in delete:
             (self.path / name).unlink(missing_ok=True)
         for name, data in write.items():
+            (self.path / name).parent.mkdir(parents=True, exist_ok=True)
             (self.path / name).write_bytes(data)
         crash_point("files-written")
         self._git("add", "--all")
@@ -128,7 +131,7 @@ class HillRepository:
             "--allow-empty",  # a rescore may change no file: still one commit an event
             "--cleanup=verbatim",
             "--message",
-            f"{message}\n\nHill-Event: {event_id}\n",
+            f"{message}\n\n{_trailer_lines(trailers)}Hill-Event: {event_id}\n",
             env=_identity(author, when),
         )
         return self._git("rev-parse", "HEAD")
@@ -152,6 +155,10 @@ class HillRepository:
         if not self.repo.head.is_valid():
             return []
         return list(self.repo.iter_commits(max_count=limit))
+
+
+def _trailer_lines(trailers: Mapping[str, str] | None) -> str:
+    return "".join(f"{key}: {value}\n" for key, value in (trailers or {}).items())
 
 
 def _identity(author: str, when: dt.datetime) -> dict[str, str]:
