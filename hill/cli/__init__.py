@@ -5,6 +5,7 @@
 - `ladder`: rank files from a fraction of their jousts, and the hill's
   all-time ladder;
 - `tournaments`, `hill_tournaments`: tournaments over files, and the hill's;
+- `contests`: the hill's contests;
 - `serve`: `bfjoust bot` and `bfjoust web`;
 - `shared`: what every command shares (the hill options, reading files).
 
@@ -62,6 +63,11 @@ LAZY = (
         "tournament",
         "play tournaments (they never change the hill)",
         "hill.cli.tournaments:add_arguments",
+    ),
+    (
+        "contest",
+        "the hill's contests: hidden entries, a deadline",
+        "hill.cli.contests:add_arguments",
     ),
     ("bot", "run the IRC bot (and the web report)", "hill.cli.serve:add_bot_arguments"),
     ("web", "serve the web report alone (no IRC)", "hill.cli.serve:add_web_arguments"),
