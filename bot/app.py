@@ -13,6 +13,7 @@ import structlog
 
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
+from bot.contests import ContestClock
 from bot.identity import Sender
 from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
 from bot.ladder import LadderWorker
@@ -35,8 +36,14 @@ class HillBot:
         self.client = IrcClient(settings.irc, self._on_message)
         self.runner = Runner(hill, settings, self._answer, self._refund)
         # tournaments and the all-time ladder, while no request is open in the runner's book
-        self.tournaments = TournamentHost(hill, settings, self.runner.book, self._announce)
-        self.commands = Commands(settings, hill, self.runner, self.client.reply, self.tournaments)
+        self.tournaments = TournamentHost(
+            hill, settings, self.runner.book, self._announce, on_end=self._tournament_ended
+        )
+        self.contests = ContestClock(hill, settings, self.runner.book, self.tournaments, self._tell)
+        self.commands = Commands(
+            settings, hill, self.runner, self.client.reply, self.tournaments, self.contests
+        )
+        self.contests.settled = self.commands.settled
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
 
     def _on_message(self, message: Incoming) -> None:
@@ -46,6 +53,25 @@ class HillBot:
         """News for everyone (a tournament's progress and winner): every channel."""
         for channel in self.settings.irc.channels:
             self.client.say(channel, text)
+
+    def _tell(self, text: str, on_sent: Callable[[], None]) -> None:
+        """A contest's news for every channel; `on_sent` once all of it is written."""
+        channels = self.settings.irc.channels
+        remaining = len(channels)
+
+        def sent() -> None:
+            nonlocal remaining
+            remaining -= 1
+            if remaining == 0:
+                on_sent()
+
+        for channel in channels:
+            self.client.say(channel, text, on_sent=sent)
+        if not channels:
+            on_sent()
+
+    def _tournament_ended(self) -> None:
+        self.contests.wake.set()  # a contest's tournament may have ended: publish it
 
     def _refund(self, owner: str) -> None:
         self.commands.refund(owner)
@@ -74,12 +100,14 @@ class HillBot:
     async def run(self) -> None:
         await self.runner.start()
         self.tournaments.start()
+        self.contests.start()
         self.ladder.start()
         await self.client.run()
 
     async def stop(self) -> None:
         await self.client.stop()
         await self.tournaments.close()
+        await self.contests.close()
         await self.ladder.close()
         await self.runner.close()
 

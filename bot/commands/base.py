@@ -28,6 +28,7 @@ from hill.web.urls import Urls
 from hill.writers.hill import Hill
 
 if TYPE_CHECKING:
+    from bot.contests import ContestClock
     from bot.tournament import TournamentHost
 
 
@@ -47,6 +48,7 @@ class Command:
     run: Run
     admin: bool = False
     vouched: bool = False  # needs the sender's account confirmed (it names the owner)
+    enters: bool = False  # records a contest's entry: a close waits for it (bot/contests.py)
 
 
 # every command, in the order `-help` lists them (the order their modules are imported)
@@ -54,13 +56,19 @@ COMMANDS: list[Command] = []
 
 
 def command(
-    suffix: str, usage: str = "", *, admin: bool = False, vouched: bool = False
+    suffix: str,
+    usage: str = "",
+    *,
+    admin: bool = False,
+    vouched: bool = False,
+    enters: bool = False,
 ) -> Callable[[Run], Run]:
     """Declare a command: its suffix after the prefix, its usage, whether
-    it is for the hill's admins, whether it needs the sender's account."""
+    it is for the hill's admins, whether it needs the sender's account,
+    whether it records a contest's entry."""
 
     def register(run: Run) -> Run:
-        COMMANDS.append(Command(suffix, usage, run, admin, vouched))
+        COMMANDS.append(Command(suffix, usage, run, admin, vouched, enters))
         return run
 
     return register
@@ -77,6 +85,7 @@ class Context:
         runner: Runner,
         reply: Reply,
         tournaments: TournamentHost,
+        contests: ContestClock,
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
@@ -84,6 +93,7 @@ class Context:
         self.runner = runner  # plays hill changes and answers them
         self.reply = reply
         self.tournaments = tournaments
+        self.contests = contests  # closes contests and tells the channels
         self.urls = Urls(site=settings.web.url)  # the web report's links
         self.uploads = UploadLinks(hill.db)
         self.statistics = StatisticsByState(hill.queries)
