@@ -6,13 +6,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CONFIG ?= config.toml
+DATA ?= var
 
-# Debian packages: the IRC servers the tests run (ngircd; InspIRCd with Anope
-# services for accounts and SASL) and the browser that loads the web pages.
-RUN_PACKAGES := ngircd
+# Debian packages: the local IRC server of `make run` (InspIRCd), the IRC
+# servers the tests run (ngircd; InspIRCd with Anope services for accounts
+# and SASL) and the browser that loads the web pages.
+RUN_PACKAGES := inspircd
 TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver
 
-.PHONY: setup run test lint bench clean system-run system-test
+.PHONY: setup run stop-ircd test lint bench clean system-run system-test
 
 setup: $(STAMP)
 
@@ -28,10 +30,15 @@ system-run:
 system-test:
 	@PACKAGES="$(TEST_PACKAGES)" sh scripts/debian-packages.sh
 
+# The local IRC server outlives the bot (players stay connected when the bot
+# restarts); `make stop-ircd` stops it (DATA: the data folder, default var).
 run: setup system-run
 	test -f $(CONFIG) || cp config.example.toml $(CONFIG)
 	$(BIN)/bfjoust hill --config $(CONFIG) init --seed
 	$(BIN)/bfjoust bot --config $(CONFIG) --local-ircd
+
+stop-ircd: setup
+	$(BIN)/python -m bot.ircd stop $(DATA)/ircd
 
 test: setup system-test
 	$(BIN)/ruff check .
@@ -49,6 +56,7 @@ bench: setup system-run
 	$(BIN)/python bench/ladder_hill.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/history.py
+	$(BIN)/python bench/clone_burst.py
 	$(BIN)/python bench/trace_load.py
 	$(BIN)/python bench/tournament.py
 

@@ -63,8 +63,9 @@ def build_hill(data_dir: Path) -> list[tuple[str, str, int, str]]:
     return long
 
 
-def rss(pid: int) -> int:
-    """Resident memory of a process and all its descendants, in bytes."""
+def rss(pid: int, children: bool = True) -> int:
+    """Resident memory of a process and (unless not `children`) all its
+    descendants, in bytes."""
     total = 0
     pending = [pid]
     while pending:
@@ -72,7 +73,7 @@ def rss(pid: int) -> int:
         try:
             status = Path(f"/proc/{current}/status").read_text()
             total += int(status.split("VmRSS:")[1].split()[0]) * 1024
-            for task in Path(f"/proc/{current}/task").iterdir():
+            for task in Path(f"/proc/{current}/task").iterdir() if children else ():
                 pending += [int(c) for c in (task / "children").read_text().split()]
         except (OSError, IndexError):
             continue
@@ -87,10 +88,11 @@ class Sampler:
     pids: list[int]
     samples: list[int] = field(default_factory=list)
     running: bool = True
+    children: bool = True  # their children's memory too
 
     def run(self) -> None:
         while self.running:
-            self.samples.append(sum(rss(pid) for pid in self.pids))
+            self.samples.append(sum(rss(pid, self.children) for pid in self.pids))
             time.sleep(0.05)
 
 
@@ -147,6 +149,16 @@ class Prober:
             else:
                 self.latencies.append(latency)
             time.sleep(max(0.0, 1.0 - (time.monotonic() - started)))
+
+
+def prober_once_joined(irc_port: int, web_port: int) -> Prober:
+    """A prober, once the bot serves its web report and has joined."""
+    while not listening("127.0.0.1", web_port):
+        time.sleep(0.1)
+    prober = Prober(irc_port)
+    while prober.ask(5) is None:
+        pass
+    return prober
 
 
 @dataclass
@@ -232,11 +244,7 @@ def main() -> None:
                     )
                 )
         try:
-            while not listening("127.0.0.1", web_port):
-                time.sleep(0.1)
-            prober = Prober(irc_port)
-            while prober.ask(5) is None:  # until the bot has joined
-                pass
+            prober = prober_once_joined(irc_port, web_port)
             sampler = Sampler([p.pid for p in processes])
             threads = [threading.Thread(target=t.run) for t in (sampler, prober)]
             for thread in threads:

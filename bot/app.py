@@ -1,6 +1,7 @@
 """The bot's wiring: the hill, the runner of its requests, the IRC client,
-the commands, the web report on the same event loop, logging, and the local
-IRC server."""
+the commands, the web report on the same event loop, logging, the local IRC
+server (started, or found running), and the process's life: SIGINT and
+SIGTERM stop it cleanly."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from bot.client import Incoming, IrcClient
 from bot.commands import Commands
 from bot.contests import ContestClock
 from bot.identity import Sender
-from bot.ircd import Ngircd, is_loopback, listening, start_ngircd
+from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
 from bot.runner import Answer, Runner
 from bot.tournament import TournamentHost
@@ -113,60 +114,83 @@ class HillBot:
 
 
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
-    """Run the bot (and the web report) until Ctrl-C or SIGTERM."""
+    """Run the bot (and the web report) until Ctrl-C or SIGTERM; the local
+    IRC server, when it starts one, keeps running after."""
     configure_logging()
-    ircd = start_local_ircd(settings) if local_ircd else None
-    try:
-        asyncio.run(_serve(settings))
-    finally:
-        if ircd is not None:
-            ircd.stop()
+    if local_ircd:
+        start_local_ircd(settings)
+    asyncio.run(_serve(settings))
 
 
 async def _serve(settings: Settings) -> None:
-    hill = Hill(settings.hill)
-    bot = HillBot(settings, hill)
+    """The bot until SIGINT or SIGTERM, then a clean stop: the job in hand
+    is finished (its hill change stored and committed to git: git runs in
+    sessions of its own, so a Ctrl-C at the terminal does not reach it),
+    its answer kept for the next start, the hill closed."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    # before the hill opens: a signal while it repairs waits for the repair
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+        loop.add_signal_handler(signum, _stop_on_signal, stop, signum)
+    hill = Hill(settings.hill)
+    bot = HillBot(settings, hill)
     runner = None
-    if settings.web.enabled:
-        from hill.web.server import start_web  # loaded only when used
-
-        runner = await start_web(
-            hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
-        )
-        print(f"The web report is at {settings.web.url}", flush=True)
-    running = asyncio.create_task(bot.run())
+    running: asyncio.Task[None] | None = None
     try:
+        if settings.web.enabled:
+            from hill.web.server import start_web  # loaded only when used
+
+            runner = await start_web(
+                hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
+            )
+            print(f"The web report is at {settings.web.url}", flush=True)
+        running = asyncio.create_task(bot.run())
         await stop.wait()
     finally:
         log.info("stopping")
         await bot.stop()
-        running.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await running
+        if running is not None:
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
         if runner is not None:
             await runner.cleanup()
+        # the job in hand runs in the loop's default threads: let it finish
+        await loop.shutdown_default_executor()
         hill.close()
+        log.info("stopped")
 
 
-def start_local_ircd(settings: Settings) -> Ngircd | None:
-    """ngircd for a configured loopback server where nothing listens yet."""
+def _stop_on_signal(stop: asyncio.Event, signum: int) -> None:
+    if stop.is_set():
+        log.warning(
+            "still stopping: the job in hand finishes first (SIGKILL stops at once)",
+            signal=signal.Signals(signum).name,
+        )
+    stop.set()
+
+
+def start_local_ircd(settings: Settings) -> None:
+    """The local IRC server (bot.ircd), for a configured loopback server:
+    started when nothing listens there yet, found running otherwise (one a
+    bot before this one started, which players are still connected to)."""
     irc = settings.irc
-    if not is_loopback(irc.server) or listening(irc.server, irc.port):
-        return None
-    host = "::1" if ":" in irc.server else "127.0.0.1"
+    if not is_loopback(irc.server):
+        return
     directory = DataFolder(settings.hill.data_dir).ircd
+    if listening(irc.server, irc.port):
+        print(f"An IRC server is already running on {irc.server} port {irc.port}.", flush=True)
+        return
+    host = "::1" if ":" in irc.server else "127.0.0.1"
     channels = [c for c in (*irc.channels, irc.summary_channel) if c]
-    ircd = start_ngircd(directory, irc.port, channels, host)
+    launch_keeper(directory, host, irc.port, channels)
     channel = irc.channels[0] if irc.channels else "#bfjoust"
     print(
         f"A local IRC server is running on {irc.server} port {irc.port} (no TLS).\n"
         f"Connect with any IRC client, e.g. `irssi -c {irc.server} -p {irc.port}`,\n"
         f"join {channel} and try: {irc.command} mywarrior (>)*9([-]>)*21\n"
-        f"or {irc.command}-help.  Its configuration and log are in {directory}.",
+        f"or {irc.command}-help.  It keeps running when the bot stops, so players stay\n"
+        f"connected across restarts; `make stop-ircd` (python -m bot.ircd stop {directory})\n"
+        f"stops it.  Its configuration and log are in {directory}.",
         flush=True,
     )
-    return ircd

@@ -6,9 +6,6 @@ twice."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import fcntl
 import itertools
 import re
 import signal
@@ -18,7 +15,7 @@ from pathlib import Path
 import pytest
 from support import ircservers
 from support.botharness import CHANNEL, DEFENDER, RUSH, TRAIL, run, wait_until
-from support.botprocess import BotProcess
+from support.botprocess import BotProcess, hill_busy, nick_free
 from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
@@ -38,31 +35,6 @@ def bot(tmp_path: Path, ngircd: Ngircd) -> Iterator[BotProcess]:
     finally:
         process.stop()
         print(process.log.read_text())
-
-
-@contextlib.contextmanager
-def hill_busy(data: Path) -> Iterator[None]:
-    """Hold the hill's lock, as a long joust (or `bfjoust hill rescore`)
-    would: the bot takes requests but cannot play them meanwhile."""
-    with open(data / "hill.lock", "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-async def nick_free(watcher: IrcTestClient, nick: str) -> None:
-    """Until the server has let go of a killed bot's nick (it may notice the
-    dead connection a moment after the kill); a bot started sooner would
-    come back as nick_ and answer under that name."""
-    async with asyncio.timeout(30):
-        while True:
-            watcher.send(f"ISON {nick}")
-            online = await watcher.expect(lambda m: m.command == "303")
-            if nick.lower() not in online.text.lower().split():
-                return
-            await asyncio.sleep(0.2)
 
 
 async def joined(watcher: IrcTestClient, nick: str) -> None:

@@ -3,7 +3,11 @@ pulls it from the web report, shallow or whole, and can never push."""
 
 from __future__ import annotations
 
+import gzip
+import os
 import subprocess
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -95,3 +99,107 @@ def test_an_empty_hill_clones_as_an_empty_repository(tmp_path: Path) -> None:
     finally:
         server.stop()
         hill.close()
+
+
+@pytest.fixture
+def busy(tmp_path: Path):
+    """A hill of its own (these tests change it), served."""
+    hill = build_hill(tmp_path / "hill", reference_programs()[:4], size=5)
+    server = Server(hill)
+    yield server, hill
+    server.stop()
+    hill.close()
+
+
+def traced_git(*args: str | Path, cwd: Path) -> str:
+    """git with its HTTP exchange traced (headers only): what it said."""
+    env = {**os.environ, "GIT_TRACE_CURL": "1", "GIT_TRACE_CURL_NO_DATA": "1"}
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *map(str, args)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stderr
+
+
+def add_changes(hill, count: int, owner: str = "later") -> None:
+    for number in range(count):
+        hill.challenge(owner, f"p{number}", f"(>)*{8 + number % 3}([-]>)*21".encode())
+
+
+@pytest.mark.parametrize("protocol", ["2", "0"])
+def test_a_fetch_that_negotiates_with_a_compressed_request(
+    busy, tmp_path: Path, protocol: str
+) -> None:
+    """A clone several commits behind, holding many commits the server
+    lacks: git sends its haves in rounds, and the longer requests
+    compressed (Content-Encoding: gzip); every fetch and pull succeeds."""
+    server, hill = busy
+    clone = tmp_path / "clone"
+    git("clone", "--quiet", f"{server.url}/hill.git", clone)
+    git("config", "protocol.version", protocol, cwd=clone)
+    for number in range(60):  # the player's own commits, which the hill never saw
+        (clone / "mine.txt").write_text(f"{number}\n")
+        git("add", "mine.txt", cwd=clone)
+        git("commit", "--quiet", "-m", f"mine {number}", cwd=clone)
+    add_changes(hill, 5)
+    said = traced_git("fetch", "origin", cwd=clone)
+    if protocol == "2":  # (version 0 negotiates in smaller requests here)
+        assert "Content-Encoding: gzip" in said  # the case that failed
+    origin = hill.settings.data_dir / "hill-repo"
+    assert git("rev-parse", "origin/main", cwd=clone) == git("rev-parse", "HEAD", cwd=origin)
+    # and a clone merely behind pulls
+    behind = tmp_path / "behind"
+    git("clone", "--quiet", f"{server.url}/hill.git", behind)
+    add_changes(hill, 4, "again")
+    git("pull", "--quiet", "--ff-only", cwd=behind)
+    assert commits(behind) == commits(origin)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "body", "status"),
+    [
+        # the limit counts the request as git reads it: inflated
+        ("gzip", gzip.compress(b"0000" * (3 << 20)), 413),  # 12 MB of flushes in 12 KB
+        ("x-gzip", gzip.compress(b"0000"), 415),  # not inflated: git would misread it
+    ],
+)
+def test_a_compressed_request_git_could_not_read_is_refused(
+    busy, encoding: str, body: bytes, status: int
+) -> None:
+    server, _ = busy
+    request = urllib.request.Request(
+        f"{server.url}/hill.git/git-upload-pack",
+        data=body,
+        headers={
+            "Content-Type": "application/x-git-upload-pack-request",
+            "Content-Encoding": encoding,
+        },
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    assert refused.value.code == status
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "service=git-upload-pack&service=git-receive-pack",
+        "service=git-receive-pack&service=git-upload-pack",
+        "service=git-upload-pack&service=git-upload-pack&service=git-receive-pack",
+        "service=git-upload-pack&SERVICE=git-receive-pack",
+        "service=git-upload-pack&service=",
+    ],
+)
+def test_every_service_value_is_checked(served, query: str) -> None:
+    """git http-backend reads one `service` value, the app another: each
+    one must be the read side (a push is refused, whatever comes first)."""
+    server, _ = served
+    reply = get(f"{server.url}/hill.git/info/refs?{query}")
+    assert reply.status in (403, 404)
+    if "receive-pack" in query.split("&SERVICE")[0]:
+        assert reply.status == 403 and "read-only" in reply.text

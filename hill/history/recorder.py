@@ -4,27 +4,32 @@ A new hill change is committed from what the writer hands over (the new
 program's code, who left, the standings): nothing is read back.  At the
 writer's start, `catch_up` repairs what a crash left: it notes the commits
 the database did not get to (from their `Hill-Event` trailers), and commits
-every change the repository lacks, reading those states from the database.
+every change after the last one the repository records, reading those
+states from the database.  It never starts the history over: a history
+that disagrees with the database is kept under a ref and reported.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sqlalchemy import select, update
 
-from hill.history.repository import HillRepository
+from hill.history.repository import Commit, HillRepository
 from hill.rules import contests, names
 from hill.rules.changes import commit_message
-from hill.rules.events import CONTEST_PUBLICATIONS, HILL_CHANGES, EventKind
+from hill.rules.events import CONTEST_PUBLICATIONS, EventKind
 from hill.rules.reports import text_report
 from hill.rules.standings import Standings
 from hill.store.contests import published_files
 from hill.store.database import Database
 from hill.store.queries import HillEvent, HillQueries
 from hill.store.tables import Event
+
+log = logging.getLogger(__name__)
 
 REPORT = "report.txt"
 
@@ -78,23 +83,64 @@ class HistoryRecorder:
         )
         self._note({change.event_id: sha})
         self.repository.push()
+        self.repository.pack()
 
     def catch_up(self) -> int:
-        """Note the commits the database lacks, then commit every change the
-        repository lacks; returns how many were committed."""
-        self._note_found_commits()
+        """Bring the repository in line with the database; returns how many
+        changes were committed.
+
+        The branch keeps its commits as long as they record the database's
+        changes, one each, in order: they are published (clones hold them,
+        the bot gave out their shas), so they are never made again.  The
+        database notes those it did not get to note, and the changes after
+        them are committed.  Commits that disagree with the database (one
+        made by hand, a database put back from an older backup) are an
+        error, said loudly: they are kept under refs/hill/diverged-..., and
+        the branch goes back to the last commit that agrees."""
         changes = self.queries.changes()
-        recorded = self.repository.recorded_event()
-        if recorded is not None and recorded not in {c.id for c in changes}:
-            # the repository is ahead of (or foreign to) the database
-            self.repository.start_over()
-            recorded = None
-        pending = [c for c in changes if recorded is None or c.id > recorded]
+        history = self.repository.history()
+        agree = 0
+        while agree < min(len(history), len(changes)) and history[agree].events == (
+            changes[agree].id,
+        ):
+            agree += 1
+        if agree < len(history):
+            self._set_aside(history, changes, agree)
+        self._note(_notes(history[:agree], changes))
+        pending = changes[agree:]
         for change in pending:
-            self._note({change.id: self._commit_state(change)})
+            sha = self._commit_state(change)
+            if change.commit not in (None, sha):
+                log.error(
+                    "event %d was recorded as commit %s, which the repository lost; "
+                    "committed again as %s",
+                    change.id,
+                    change.commit,
+                    sha,
+                )
+            self._note({change.id: sha})
         if pending:
             self.repository.push()
+        self.repository.pack()
         return len(pending)
+
+    def _set_aside(self, history: list[Commit], changes: list[HillEvent], agree: int) -> None:
+        """Keep the commits from `agree` on under a ref, the branch back before them."""
+        last = history[agree - 1].sha if agree else None
+        ref = self.repository.keep_and_reset(history[-1].sha, last)
+        found = history[agree]
+        expected = f"event {changes[agree].id}" if agree < len(changes) else "no more events"
+        log.error(
+            "the hill's git history disagrees with its database: commit %s records %s where "
+            "the database has %s; its %d commits from there on are kept as %s, the branch "
+            "is back at %s and the database's changes after it are committed again",
+            found.sha,
+            ", ".join(f"event {e}" for e in found.events) or "no event",
+            expected,
+            len(history) - agree,
+            ref,
+            last or "its start",
+        )
 
     def _commit_state(self, change: HillEvent) -> str:
         """Commit the whole state after an event, read from the database."""
@@ -128,20 +174,6 @@ class HistoryRecorder:
             assert contest_id is not None
             return published_files(session, contest_id, change.kind)
 
-    def _note_found_commits(self) -> None:
-        """A kill between a commit and its note in the database leaves the
-        event without its commit: find it by the trailer."""
-        with self.db.session() as session:
-            query = select(Event.id).where(Event.kind.in_(HILL_CHANGES), Event.commit.is_(None))
-            unnoted = set(session.scalars(query))
-        found: dict[int, str] = {}
-        for event_id, sha in self.repository.event_commits() if unnoted else ():
-            if event_id in unnoted:
-                found.setdefault(event_id, sha)
-                if len(found) == len(unnoted):
-                    break
-        self._note(found)
-
     def _note(self, commits: Mapping[int, str]) -> None:
         if not commits:
             return
@@ -153,3 +185,20 @@ class HistoryRecorder:
 def _trailers(contest: str | None) -> dict[str, str]:
     """A commit's trailers beside its Hill-Event: a contest's commits name it."""
     return {contests.TRAILER: contest} if contest else {}
+
+
+def _notes(kept: list[Commit], changes: list[HillEvent]) -> dict[int, str]:
+    """The commits of `kept` (each recording the change at its place) that
+    the database does not note, or notes as another commit."""
+    notes = {}
+    for commit, change in zip(kept, changes, strict=False):
+        if change.commit != commit.sha:
+            if change.commit is not None:
+                log.warning(
+                    "event %d was noted as commit %s; the history records it as %s",
+                    change.id,
+                    change.commit,
+                    commit.sha,
+                )
+            notes[change.id] = commit.sha
+    return notes

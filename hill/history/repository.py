@@ -5,7 +5,17 @@ The database is the truth; the repository is derived from it.  Each commit
 carries a `Hill-Event: N` trailer naming the event it records, so after a
 crash the missing commits can be made, the commits the database did not get
 to note can be found, and a lost or corrupted repository can be rebuilt,
-history and all, from the events (hill.recorder does all that).
+history and all, from the events (hill.recorder does all that).  A commit
+is made from the event's own data (author, time, message, files), so a
+rebuilt commit has the very sha of the one it replaces.
+
+What the repository holds is always asked of git itself, each question a
+fresh `git` process (`git log`, `git rev-parse`), never read from a cached
+object: a git helper process killed by a Ctrl-C once made the history look
+empty, and the whole of it was committed again on top.  Every git process
+runs in a session of its own with SIGINT and SIGTERM blocked, so a Ctrl-C
+at the terminal, meant for the bot, never cuts a commit short: the bot
+finishes its job and stops.
 
 Only the hill's writer opens the repository, under the hill's lock: any git
 lock file it finds was left by a process that was killed, and goes.
@@ -13,12 +23,17 @@ lock file it finds was left by a process that was killed, and goes.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import logging
 import os
 import re
 import shutil
+import signal
+import subprocess
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import git
@@ -31,6 +46,22 @@ TRAILER = re.compile(r"^Hill-Event: (\d+)$", re.MULTILINE)
 COMMITTER = ("BF Joust hill", "hill@bfjoust.invalid")
 # no background work after a commit (gc, maintenance) that could hold locks
 QUIET_GIT = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
+# where a history that disagreed with the database is kept, never dropped
+DIVERGED = "refs/hill/diverged-"
+STOPS = {signal.SIGINT, signal.SIGTERM}
+# loose objects (about four a commit) that make the history packed again
+LOOSE_LIMIT = 100
+PACKING = "hill-packing"  # in .git: locked while a repack runs, its errors
+# everything in one pack (-a -d), with its bitmap; no dumb-HTTP info (-n)
+REPACK = ("repack", "-a", "-d", "-n", "-q", "--write-bitmap-index")
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit of the branch, and the hill events its trailers name."""
+
+    sha: str
+    events: tuple[int, ...]
 
 
 class HillRepository:
@@ -41,65 +72,94 @@ class HillRepository:
         self.path = path
         self.branch = branch
         self.remote = remote
-        self.repo = self._open()
+        self._packing: subprocess.Popen[bytes] | None = None
+        self._open()
 
-    def _open(self) -> git.Repo:
-        """Open the repository, or start a new one (a broken one is kept aside)."""
+    @property
+    def repo(self) -> git.Repo:
+        """The repository as GitPython objects, opened afresh on each use."""
+        return git.Repo(self.path)
+
+    def _open(self) -> None:
+        """Repair the repository, or start a new one (a broken one is kept aside)."""
         if self.path.exists():
             try:
-                return self._repaired(git.Repo(self.path))
-            except (
-                git.InvalidGitRepositoryError,
-                git.NoSuchPathError,
-                ValueError,
-                git.GitCommandError,
-                OSError,
-            ) as error:
+                self._repair()
+                return
+            except (git.GitCommandError, OSError, ValueError) as error:
                 aside = self._aside("broken")
-                log.warning(
-                    "hill repository %s is unusable (%s); moved to %s and rebuilt",
+                log.error(
+                    "hill repository %s is unusable (%s); moved to %s and rebuilt from the "
+                    "database",
                     self.path,
-                    error,
+                    str(error).strip(),
                     aside,
                 )
-        return git.Repo.init(self.path, initial_branch=self.branch)
+        # (not through _git: git init would write GIT_WORK_TREE into the config)
+        with _stops_held():
+            git.Git().execute(
+                ["git", "init", "--quiet", f"--initial-branch={self.branch}", str(self.path)],
+                start_new_session=True,
+            )
 
-    def _repaired(self, repo: git.Repo) -> git.Repo:
+    def _repair(self) -> None:
         """The repository as its last commit left it: the lock files of a
-        killed git removed, the objects of HEAD read, the work tree reset."""
-        for lock in _lock_files(Path(repo.git_dir)):
+        killed git removed, every commit and HEAD's files read (which proves
+        they are there), the work tree reset."""
+        git_dir = self.path / ".git"
+        if not (git_dir / "HEAD").is_file():
+            raise ValueError("no .git/HEAD: not a git repository")
+        for lock in _lock_files(git_dir):
             log.warning("removing %s, left by a process that was killed", lock)
             lock.unlink()
-        if repo.head.is_valid():
-            repo.head.commit.tree  # noqa: B018 - reading it proves the objects are there
-            repo.git.reset("--hard", "--quiet")
-        repo.git.clean("-d", "--force", "--quiet")
-        return repo
+        if self.head() is not None:
+            self._git("reset", "--hard", "--quiet")
+            self.history()
+        self._git("clean", "-d", "--force", "--quiet")
 
     def _aside(self, why: str) -> Path:
         aside = self.path.with_name(f"{self.path.name}.{why}-{dt.datetime.now():%Y%m%d-%H%M%S}")
         shutil.move(self.path, aside)
         return aside
 
+    def head(self) -> str | None:
+        """The sha of the branch's last commit, None before the first."""
+        status, out = self._ask("rev-parse", "--quiet", "--verify", "HEAD")
+        return out.strip() if status == 0 else None
+
+    def history(self) -> list[Commit]:
+        """Every commit of the branch, oldest first."""
+        if self.head() is None:
+            return []
+        out = self._git("log", "--reverse", "--format=%H%n%B%x00")
+        commits = []
+        for record in out.split("\0"):
+            sha, _, message = record.strip().partition("\n")
+            if sha:
+                commits.append(Commit(sha, tuple(map(int, TRAILER.findall(message)))))
+        return commits
+
     def recorded_event(self) -> int | None:
-        """The id of the last event committed, or None for a new repository."""
-        if not self.repo.head.is_valid():
+        """The id of the event the last commit records (None: no commit,
+        or a last commit that records none)."""
+        if self.head() is None:
             return None
-        found = TRAILER.findall(str(self.repo.head.commit.message))
+        found = TRAILER.findall(self._git("log", "-1", "--format=%B"))
         return int(found[-1]) if found else None
 
-    def event_commits(self) -> Iterator[tuple[int, str]]:
-        """(event id, commit) of every commit, newest first."""
-        if not self.repo.head.is_valid():
-            return
-        for commit in self.repo.iter_commits():
-            for found in TRAILER.findall(str(commit.message)):
-                yield int(found), commit.hexsha
-
-    def start_over(self) -> None:
-        """Drop the repository (kept aside) to rebuild it from the events."""
-        self._aside("replaced")
-        self.repo = git.Repo.init(self.path, initial_branch=self.branch)
+    def keep_and_reset(self, keep: str, to: str | None) -> str:
+        """Keep the history up to `keep` under a ref of its own, then move
+        the branch back to `to` (None: before the first commit), its files
+        with it; returns the ref."""
+        ref = f"{DIVERGED}{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S%fZ}"
+        self._git("update-ref", ref, keep)
+        if to is None:
+            self._git("update-ref", "-d", f"refs/heads/{self.branch}")
+            self._git("read-tree", "--empty")
+        else:
+            self._git("reset", "--hard", "--quiet", to)
+        self._git("clean", "-d", "--force", "--quiet")
+        return ref
 
     def files(self) -> set[str]:
         """The names of the files in the work tree."""
@@ -134,27 +194,89 @@ class HillRepository:
             f"{message}\n\n{_trailer_lines(trailers)}Hill-Event: {event_id}\n",
             env=_identity(author, when),
         )
-        return self._git("rev-parse", "HEAD")
-
-    def _git(self, *args: str, env: Mapping[str, str] | None = None) -> str:
-        return str(self.repo.git.execute(["git", *QUIET_GIT, *args], env=env))
+        return self._git("rev-parse", "HEAD").strip()
 
     def push(self) -> None:
         """Push to the configured remote; a failure is logged, never fatal."""
         if not self.remote:
             return
         try:
-            self.repo.git.push(self.remote, f"HEAD:refs/heads/{self.branch}")
+            self._git("push", "--quiet", self.remote, f"HEAD:refs/heads/{self.branch}")
         except git.GitCommandError as error:
             log.error("pushing the hill repository to %s failed: %s", self.remote, error)
 
-    def head(self) -> str | None:
-        return self.repo.head.commit.hexsha if self.repo.head.is_valid() else None
+    def pack(self) -> None:
+        """Once LOOSE_LIMIT loose objects have gathered, repack the history
+        in the background: one pack with a reachability bitmap, which a
+        clone is sent as it is (git's pack reuse) instead of every object
+        compressed again for each clone.  At a low priority, in a session
+        of its own (it may outlive this process); one at a time."""
+        if self._packing is not None:
+            if self._packing.poll() is None:
+                return
+            if self._packing.returncode != 0:
+                errors = (self.path / ".git" / PACKING).read_text(errors="replace")
+                log.warning("repacking the hill repository failed: %s", errors.strip()[-300:])
+            self._packing = None
+        status, counted = self._ask("count-objects")  # "N objects, M kilobytes"
+        if status != 0 or int(counted.split()[0]) < LOOSE_LIMIT:
+            return
+        with open(self.path / ".git" / PACKING, "wb") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # another process's repack is running
+            # the repack inherits the locked file (its stderr), locked until it ends
+            self._packing = subprocess.Popen(
+                ["nice", "-n", "10", "git", *QUIET_GIT, *REPACK],
+                cwd=self.path,
+                env={**os.environ, "GIT_DIR": str(self.path / ".git")},
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=lock,
+                start_new_session=True,
+            )
 
     def log(self, limit: int | None = None) -> list[git.Commit]:
-        if not self.repo.head.is_valid():
+        """The last commits as GitPython objects, newest first."""
+        if self.head() is None:
             return []
         return list(self.repo.iter_commits(max_count=limit))
+
+    def _git(self, *args: str, env: Mapping[str, str] | None = None) -> str:
+        """A git command's output; GitCommandError when it fails."""
+        return self._ask(*args, env=env, check=True)[1]
+
+    def _ask(
+        self, *args: str, env: Mapping[str, str] | None = None, check: bool = False
+    ) -> tuple[int, str]:
+        """Run git on this repository alone (never one found in a parent
+        folder), in a session of its own; its exit status and output."""
+        where = {"GIT_DIR": str(self.path / ".git"), "GIT_WORK_TREE": str(self.path)}
+        with _stops_held():
+            status, out, _ = git.Git(self.path).execute(
+                ["git", *QUIET_GIT, *args],
+                env={**where, **(env or {})},
+                with_extended_output=True,
+                with_exceptions=check,
+                stdout_as_string=False,
+                start_new_session=True,
+            )
+        return status, bytes(out).decode(errors="replace")
+
+
+@contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back from this thread, and from the git it
+    starts meanwhile (a child keeps its parent's signal mask).  A Ctrl-C
+    sent to the process group in the instant between the fork and git's
+    own session would otherwise kill git before it ran; held, it reaches
+    the process's main thread instead, once git is done if this is it."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _trailer_lines(trailers: Mapping[str, str] | None) -> str:

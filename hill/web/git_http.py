@@ -6,6 +6,13 @@ and its answers back, in a subprocess so the event loop never waits on git.
 Only the read side is reachable: fetches, clones (shallow ones too) and
 pulls.  A push is refused here, before git sees it, and http-backend would
 refuse it anyway (anonymous receive-pack is off by default).
+
+A burst of clones waits its turn: a few git processes run at once (at a
+lower priority than the bot), the others queue, bounded in number and in
+time; git does not retry, so a 503 is kept for a queue that is full or
+too slow.  Each clone is cheap because the writer keeps the history in
+one pack with a reachability bitmap (hill.history): git sends that pack as
+it is rather than compressing every object again.
 """
 
 from __future__ import annotations
@@ -29,7 +36,14 @@ SMART_PATHS = re.compile(r"/(info/refs|git-upload-pack)")
 READ_SERVICE = "git-upload-pack"
 MAX_REQUEST_BYTES = 8 << 20  # a fetch's negotiation: wants and haves
 TIME_LIMIT = 120.0  # seconds for one request, then git is stopped
+BODY_SECONDS = 30.0  # to send a request's body
+CONCURRENT = 4  # git processes at once
+QUEUE = 200  # requests waiting for one, at most
+QUEUE_SECONDS = 60.0  # how long one waits, at most
+NICE = ("nice", "-n", "10")  # a clone never slows the bot's own work
 CHUNK = 1 << 16
+# the request encodings aiohttp inflates (what it does not, git would misread)
+INFLATED = frozenset({"", "identity", "gzip", "deflate", "br", "zstd"})
 
 
 def clone_url(request: web.Request) -> str:
@@ -40,12 +54,23 @@ def clone_url(request: web.Request) -> str:
 class GitHttp:
     """Bridges aiohttp requests to `git http-backend` for one repository.
 
-    At most `concurrent` git processes run at once; more requests get a 503
-    with Retry-After rather than piling up processes."""
+    At most `concurrent` git processes run at once; up to `queue` more
+    requests wait for one, each `queue_seconds` at most; beyond, a 503
+    with Retry-After."""
 
-    def __init__(self, repository: Path, *, concurrent: int = 4) -> None:
+    def __init__(
+        self,
+        repository: Path,
+        *,
+        concurrent: int = CONCURRENT,
+        queue: int = QUEUE,
+        queue_seconds: float = QUEUE_SECONDS,
+    ) -> None:
         self.repository = repository
         self.slots = asyncio.Semaphore(concurrent)
+        self.queue = queue
+        self.queue_seconds = queue_seconds
+        self.waiting = 0
 
     def routes(self) -> list[web.RouteDef]:
         return [
@@ -56,27 +81,62 @@ class GitHttp:
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """Answers in plain text, for git clients (git shows it to the user)."""
         path = "/" + request.match_info["path"]
-        if path == "/git-receive-pack" or request.query.get("service") == "git-receive-pack":
+        # every value, whatever its case: git http-backend and this check
+        # might read different ones
+        services = [v for k, v in request.query.items() if k.lower() == "service"]
+        if path == "/git-receive-pack" or "git-receive-pack" in services:
             return _refusal(403, "the hill's history is read-only: pushes are refused")
-        if not SMART_PATHS.fullmatch(path) or (
-            path == "/info/refs" and request.query.get("service") != READ_SERVICE
-        ):
+        if not SMART_PATHS.fullmatch(path) or (path == "/info/refs" and services != [READ_SERVICE]):
             return _refusal(404, f"not found; clone it with git: git clone {clone_url(request)}")
         if request.method == "POST" and (request.content_length or 0) > MAX_REQUEST_BYTES:
             return _refusal(413, "request too large")
         git_dir = self._git_dir()
         if git_dir is None:
             return _refusal(404, "the hill has no history yet")
-        if self.slots.locked():
-            return _refusal(503, "busy: too many clones at once; try again shortly", retry=5)
-        async with self.slots:
-            return await self._run_backend(request, git_dir, path)
+        if request.headers.get("Content-Encoding", "").strip().lower() not in INFLATED:
+            return _refusal(415, "unsupported Content-Encoding; git sends gzip")
+        body = b""
+        if request.method == "POST":  # (before a turn: a slow sender holds none)
+            try:
+                async with asyncio.timeout(BODY_SECONDS):
+                    read = await _read_body(request)
+            except TimeoutError:
+                return _refusal(408, "the request took too long to send")
+            if read is None:
+                return _refusal(413, "request too large")
+            body = read
+        if not await self._turn():
+            return _refusal(503, "busy: too many clones at once; try again shortly", retry=10)
+        try:
+            return await self._run_backend(request, git_dir, path, body)
+        finally:
+            self.slots.release()
+
+    async def _turn(self) -> bool:
+        """Wait for a git slot (then hold it); False when the queue is full
+        or the wait too long."""
+        if self.slots.locked() and self.waiting >= self.queue:
+            return False
+        self.waiting += 1
+        try:
+            async with asyncio.timeout(self.queue_seconds):
+                await self.slots.acquire()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.waiting -= 1
 
     def _git_dir(self) -> Path | None:
         git_dir = self.repository / ".git"
         return git_dir if (git_dir / "HEAD").is_file() else None
 
-    def _environment(self, request: web.Request, git_dir: Path, path: str) -> dict[str, str]:
+    def _environment(
+        self, request: web.Request, git_dir: Path, path: str, body: bytes
+    ) -> dict[str, str]:
+        """The CGI environment.  The body is handed over as aiohttp read
+        it, inflated when the client compressed it (git compresses longer
+        negotiations): so no Content-Encoding, and the inflated length."""
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "GIT_PROJECT_ROOT": str(git_dir),
@@ -87,30 +147,26 @@ class GitHttp:
             "CONTENT_TYPE": request.headers.get("Content-Type", ""),
             "REMOTE_ADDR": request.remote or "",
         }
-        # the protocol version the client asks for (v2), a compressed body
-        for header, variable in (
-            ("Git-Protocol", "HTTP_GIT_PROTOCOL"),
-            ("Content-Encoding", "HTTP_CONTENT_ENCODING"),
-        ):
-            if header in request.headers:
-                environment[variable] = request.headers[header]
-        if request.content_length is not None:
-            environment["CONTENT_LENGTH"] = str(request.content_length)
+        if "Git-Protocol" in request.headers:  # the protocol version the client asks for (v2)
+            environment["HTTP_GIT_PROTOCOL"] = request.headers["Git-Protocol"]
+        if request.method == "POST":
+            environment["CONTENT_LENGTH"] = str(len(body))
         return environment
 
     async def _run_backend(
-        self, request: web.Request, git_dir: Path, path: str
+        self, request: web.Request, git_dir: Path, path: str, body: bytes
     ) -> web.StreamResponse:
         process = await asyncio.create_subprocess_exec(
+            *NICE,
             "git",
             "http-backend",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env=self._environment(request, git_dir, path),
+            env=self._environment(request, git_dir, path, body),
         )
         assert process.stdin and process.stdout and process.stderr
-        feeding = asyncio.create_task(_feed(request, process.stdin))
+        feeding = asyncio.create_task(_feed(body, process.stdin))
         response: web.StreamResponse | None = None
         try:
             async with asyncio.timeout(TIME_LIMIT):
@@ -146,12 +202,22 @@ def _refusal(status: int, text: str, *, retry: int | None = None) -> web.Respons
     return web.Response(status=status, text=text + "\n", headers=headers)
 
 
-async def _feed(request: web.Request, stdin: asyncio.StreamWriter) -> None:
+async def _read_body(request: web.Request) -> bytes | None:
+    """A POST's body as aiohttp reads it (inflated when it came compressed);
+    None past MAX_REQUEST_BYTES, inflated (a small gzip can hold much)."""
+    body = bytearray()
+    while chunk := await request.content.read(CHUNK):
+        body += chunk
+        if len(body) > MAX_REQUEST_BYTES:
+            return None
+    return bytes(body)
+
+
+async def _feed(body: bytes, stdin: asyncio.StreamWriter) -> None:
     """The request body into git, then end of input."""
     try:
-        while chunk := await request.content.read(CHUNK):
-            stdin.write(chunk)
-            await stdin.drain()
+        stdin.write(body)
+        await stdin.drain()
     except (BrokenPipeError, ConnectionResetError):
         pass  # git stopped reading: its answer says why
     finally:

@@ -3,15 +3,19 @@ with a look into its SQLite file (the test's view of what it promised)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import fcntl
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from support.botharness import CHANNEL
+from support.ircclient import IrcTestClient
 
 
 class BotProcess:
@@ -81,3 +85,28 @@ class BotProcess:
         with contextlib.closing(sqlite3.connect(self.data / "hill.sqlite3", timeout=10)) as db:
             rows = db.execute("SELECT summary FROM events WHERE kind = ? ORDER BY id", (kind,))
             return [summary for (summary,) in rows]
+
+
+@contextlib.contextmanager
+def hill_busy(data: Path) -> Iterator[None]:
+    """Hold the hill's lock, as a long joust (or `bfjoust hill rescore`)
+    would: the bot takes requests but cannot play them meanwhile."""
+    with open(data / "hill.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+async def nick_free(watcher: IrcTestClient, nick: str) -> None:
+    """Until the server has let go of a killed bot's nick (it may notice the
+    dead connection a moment after the kill); a bot started sooner would
+    come back as nick_ and answer under that name."""
+    async with asyncio.timeout(30):
+        while True:
+            watcher.send(f"ISON {nick}")
+            online = await watcher.expect(lambda m: m.command == "303")
+            if nick.lower() not in online.text.lower().split():
+                return
+            await asyncio.sleep(0.2)
