@@ -39,7 +39,8 @@ async def _admin(bot: Context, message: Incoming, words: list[str]) -> None:
     message = await message.vouched()
     sender = message.sender
     if not sender.is_admin(bot.irc.admins):
-        raise HillError(f"{words[0].lower()}ing a contest is for the hill's admins")
+        doing = {"create": "creating", "close": "closing"}[words[0].lower()]
+        raise HillError(f"{doing} a contest is for the hill's admins")
     urls = Urls(site=bot.settings.web.url)
     if words[0].lower() == "create":
         if len(words) < 3:

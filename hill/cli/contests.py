@@ -196,7 +196,8 @@ def print_view(view: ContestView, as_json: bool) -> None:
         print(f"  {entry.entrant:32} control")
     if view.result is not None:
         print(standings_table(view))
-        print(f"recompute from a clone of the hill's history: {recompute(view)}")
+        print(f"recompute in {rules.folder(view.name)} of a clone of the hill's history:")
+        print(f"  {rules.recompute_command(view.result)}")
 
 
 def summary_line(view: ContestView) -> str:
@@ -220,8 +221,3 @@ def standings_table(view: ContestView) -> str:
     table = text_result({**(view.result or {}), "standings": rows}).splitlines()
     places = ["place"] + ["-" if row["place"] is None else str(row["place"]) for row in shown]
     return "\n".join(f"{p:>5} {line}" for p, line in zip(places, table, strict=False))
-
-
-def recompute(view: ContestView) -> str:
-    assert view.result is not None
-    return rules.recompute_command(view.name, view.result)

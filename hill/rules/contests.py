@@ -131,11 +131,11 @@ def late(name: str, closes: dt.datetime) -> str:
 
 def entrant_path(contest: str, entrant: str) -> str:
     """An entrant's file in the hill's repository: contests/NAME/OWNER.bfjoust."""
-    return f"{FOLDER}/{contest}/{names.file_name(entrant)}"
+    return f"{folder(contest)}/{names.file_name(entrant)}"
 
 
 def results_path(contest: str) -> str:
-    return f"{FOLDER}/{contest}/{RESULTS}"
+    return f"{folder(contest)}/{RESULTS}"
 
 
 def results_file(result: Mapping[str, Any]) -> bytes:
@@ -195,20 +195,20 @@ def reminder_due(
     return Reminder(due[-1], tuple(due)) if due else None
 
 
-def recompute_command(
-    contest: str, result: Mapping[str, Any], options: Mapping[str, Any] | None = None
-) -> str:
-    """The command that, run in a clone of the hill's history, prints the
-    contest's results.json: `bfjoust tournament run` over its files, each
-    entrant named by its file's stem (OWNER, control.NAME)."""
+def folder(contest: str) -> str:
+    """A contest's folder in the hill's repository."""
+    return f"{FOLDER}/{contest}"
+
+
+def recompute_command(result: Mapping[str, Any]) -> str:
+    """The command that, run in a contest's folder of a clone of the hill's
+    history, prints its results.json: `bfjoust tournament run` over its
+    files, each entrant named by its file's stem (OWNER, control.NAME)."""
     words = ["bfjoust", "tournament", "run", "--names", "stem", "--format", result["format"]]
     if result.get("seed") is not None:
         words += ["--seed", str(result["seed"])]
-    for option, value in (options or {}).items():
-        words += [f"--{option.replace('_', '-')}", str(value)]
     words.append("--json")
-    files = [names.file_name(entrant) for entrant in result["entrants"]]
-    return f"cd {FOLDER}/{shlex.quote(contest)} && " + shlex.join(words + files)
+    return shlex.join(words + [names.file_name(entrant) for entrant in result["entrants"]])
 
 
 def entries_summary(

@@ -11,6 +11,7 @@ from aiohttp import web
 from markupsafe import Markup, escape
 
 from hill import engine
+from hill.rules.contests import time_left
 from hill.web.bump_chart import bump_chart
 from hill.web.charts import error_bars, line_chart
 from hill.web.git_http import clone_url
@@ -72,6 +73,7 @@ env.filters.update(
     outcome=outcome_word,
     symbol=outcome_symbol,
     breakable=breakable,
+    left=time_left,
 )
 env.globals.update(
     chart=line_chart, error_bars=error_bars, bump_chart=bump_chart, battles=engine.BATTLES
