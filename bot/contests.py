@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import functools
+import math
 from collections.abc import Awaitable, Callable, Collection
 
 import structlog
@@ -91,7 +93,7 @@ class ContestClock(BackgroundWorker):
             elif reminder is not None:
                 self._say(view, due, self.reminder(view, now))
             if now >= view.closes:
-                await self.close(view.name, "hill")
+                await self.close_contest(view.name, "hill")
             return
         seen = (News.OPENED, News.DAY, News.HOUR, News.CLOSED)  # moot once it is closed
         if News.CLOSED not in told:
@@ -102,7 +104,9 @@ class ContestClock(BackgroundWorker):
         if view.state == ContestState.PLAYED and News.RESULTS not in told:
             self._say(view, (*seen, News.RESULTS), self.results(view))
 
-    async def close(self, name: str, by: str, now: dt.datetime | None = None) -> ContestView:
+    async def close_contest(
+        self, name: str, by: str, now: dt.datetime | None = None
+    ) -> ContestView:
         """Close contest `name` at its time (or at `now`, if earlier), once
         the entries heard before then are recorded and played."""
         view = await self.in_thread(self.writer.view, name)
@@ -110,7 +114,8 @@ class ContestClock(BackgroundWorker):
             closing = min(view.closes, now or utcnow())
             await self.settled(closing)
             await self._played(view.name, closing)
-            view = await self.in_thread(self.writer.close, name, by=by, now=closing)
+            closing_it = functools.partial(self.writer.close, name, by=by, now=closing)
+            view = await self.in_thread(closing_it)
             if view.tournament_id is not None:
                 self.host.wake.set()  # it plays the contest's tournament
             log.info("contest closed", contest=view.name, state=view.state)
@@ -165,7 +170,7 @@ class ContestClock(BackgroundWorker):
         )
 
     def reminder(self, view: ContestView, now: dt.datetime) -> str:
-        left = rules.time_left(view.seconds_left(now))
+        left = rules.time_left(60 * math.ceil(view.seconds_left(now) / 60))  # 1 h, not 59 min 59 s
         return (
             f"Contest {view.name} closes in {left}, at {iso_utc(view.closes)}; "
             f"{len(view.players)} entered so far. Enter in private with "

@@ -64,7 +64,7 @@ async def _admin(bot: Context, message: Incoming, words: list[str]) -> None:
         return
     if len(words) != 2:
         raise Usage("close NAME")
-    view = await bot.contests.close(words[1], sender.nick, now=message.heard)
+    view = await bot.contests.close_contest(words[1], sender.nick, now=message.heard)
     bot.reply(message, await asyncio.to_thread(contest_line, bot, view))
 
 
