@@ -79,7 +79,7 @@ async def contest_list(request: web.Request) -> dict[str, Any]:
 
 @page("contest", "contest.html", routes)
 async def contest_page(request: web.Request) -> dict[str, Any]:
-    view = await request.app[CONTESTS].one(request.match_info["contest"])
+    view = await request.app[CONTESTS].one(request.match_info["name"])
     now = utcnow()
     data: dict[str, Any] = {
         **view.to_json(),  # the contract of `bfjoust contest show --json`

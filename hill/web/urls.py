@@ -53,8 +53,8 @@ PATHS = {
     "thumbnail": "/thumbnail",
     "contests": "/contests",
     "contests-json": "/api/contests",
-    "contest": "/contest/{contest}",
-    "contest-json": "/api/contest/{contest}",
+    "contest": "/contest/{name}",
+    "contest-json": "/api/contest/{name}",
     "upload": "/upload/{token:[A-Za-z0-9_-]{1,100}}",
 }
 
@@ -163,7 +163,7 @@ class Urls:
         return self._link("contests", stateful=False)
 
     def contest(self, name: str) -> str:
-        return self._link("contest", stateful=False, contest=name)
+        return self._link("contest", stateful=False, name=name)
 
     def source(self, name: str) -> str:
         return self._link("source", name=name)
