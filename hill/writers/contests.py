@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from hill.engine.arena import code_hash
 from hill.errors import HillError, TournamentError
+from hill.faults import crash_point
 from hill.history.recorder import Change
 from hill.rules import contests as rules
 from hill.rules.contests import ContestState
@@ -206,6 +207,7 @@ class HillContests:
                     continue
                 break
             if change is not None:
+                crash_point("contest-closed")  # stored; its commit is the recorder's to make
                 self.hill.recorder.record(change)
             return self.view(name)
 
@@ -268,14 +270,15 @@ class HillContests:
             with self.hill.lock.transaction() as session:
                 session.execute(
                     update(ContestRow)
-                    .where(ContestRow.id == contest.id, ContestRow.state == ContestState.CLOSED)
+                    .where(ContestRow.id == contest.id)
                     .values(state=ContestState.PLAYED, result=result, winner=winner)
-                )
+                )  # the lock held since the view was read: it is still closed
                 row = session.get(ContestRow, contest.id)
                 assert row is not None
                 change = _publication(
                     session, self.hill.queries, row, EventKind.CONTEST_RESULTS, "hill", summary
                 )
+            crash_point("contest-played")
             self.hill.recorder.record(change)
             return self.view(name)
 
