@@ -58,18 +58,9 @@ class HillBot:
     def _tell(self, text: str, on_sent: Callable[[], None]) -> None:
         """A contest's news for every channel; `on_sent` once all of it is written."""
         channels = self.settings.irc.channels
-        remaining = len(channels)
-
-        def sent() -> None:
-            nonlocal remaining
-            remaining -= 1
-            if remaining == 0:
-                on_sent()
-
+        sent = all_sent(len(channels), on_sent)
         for channel in channels:
             self.client.say(channel, text, on_sent=sent)
-        if not channels:
-            on_sent()
 
     def _tournament_ended(self) -> None:
         self.contests.wake.set()  # a contest's tournament may have ended: publish it
@@ -85,14 +76,7 @@ class HillBot:
         told = [request.channel]
         if answer.changed and summary and summary != request.channel:
             told.append(summary)
-        remaining = len(told)
-
-        def sent() -> None:
-            nonlocal remaining
-            remaining -= 1
-            if remaining == 0:
-                on_sent()
-
+        sent = all_sent(len(told), on_sent)
         asker = Incoming(Sender(request.nick, None, False), request.channel, "")
         self.client.reply(asker, answer.line, on_sent=sent)
         if len(told) > 1:
@@ -111,6 +95,22 @@ class HillBot:
         await self.contests.close()
         await self.ladder.close()
         await self.runner.close()
+
+
+def all_sent(count: int, on_sent: Callable[[], None]) -> Callable[[], None]:
+    """A callback for each of `count` messages that calls `on_sent` once
+    the last of them is written (at once when there are none)."""
+    remaining = count
+
+    def sent() -> None:
+        nonlocal remaining
+        remaining -= 1
+        if remaining == 0:
+            on_sent()
+
+    if count == 0:
+        on_sent()
+    return sent
 
 
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from support import ircservers
-from support.botharness import CHANNEL, RUSH, run, wait_until
+from support.botharness import CHANNEL, RUSH, news, player, run, wait_until
 from support.botprocess import BotProcess, hill_busy, nick_free
 from support.ircclient import IrcTestClient, Line
 from support.ladderhill import reference
@@ -56,28 +56,12 @@ def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def player(nick: str, port: int) -> IrcTestClient:
-    client = await IrcTestClient(nick).connect(port)
-    await client.join(CHANNEL)
-    return client
-
-
 async def private(client: IrcTestClient, bot: str, contains: str = "") -> str:
     """The bot's next private answer (a NOTICE) to `client`."""
     line = await client.expect(
         lambda m: m.command == "NOTICE" and m.nick == bot and m.params[0] == client.nick
         and contains in m.text,
         30,
-    )  # fmt: skip
-    return line.text
-
-
-async def news(client: IrcTestClient, bot: str, contains: str, timeout: float = 60) -> str:
-    """The bot's next message to the channel, to everyone, with `contains` in it."""
-    line = await client.expect(
-        lambda m: m.command == "PRIVMSG" and m.nick == bot and m.params[0] == CHANNEL
-        and contains in m.text and ": " not in m.text.split(" ")[0],
-        timeout,
     )  # fmt: skip
     return line.text
 

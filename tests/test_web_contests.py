@@ -22,10 +22,10 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+from support import webhill
 from support.webhill import (
     Server,
     build_hill,
-    chromium,
     console_errors,
     get,
     load,
@@ -41,6 +41,7 @@ from hill.writers.tournaments import HillTournaments
 # entries: programs the hill has not seen, each in one contest
 CODES = [code for _, code in reference_programs()[5:15]]
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
+browser = webhill.browser  # the module's Chromium (a fixture)
 
 
 @dataclass
@@ -86,13 +87,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     yield Site(hill, server, entries)
     server.stop()
     hill.close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 def test_the_list_and_its_twin(site: Site) -> None:

@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from hill.cli.shared import add_shared_options, open_hill, open_queries, read_file
+from hill.cli.shared import add_shared_options, open_hill, read_file, read_hill
 from hill.cli.tournament_files import add_execution_options, arena_for, progress_bar, text_result
 from hill.errors import CommandError, HillError
 from hill.rules import contests as rules
@@ -83,11 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def command_list(args: argparse.Namespace) -> None:
-    queries = open_queries(args)
-    try:
-        found = contests(queries.db)
-    finally:
-        queries.close()
+    found = read_hill(args, contests)
     if args.json:
         print(json.dumps({"contests": [view.to_json() for view in found]}))
     elif not found:
@@ -97,11 +93,7 @@ def command_list(args: argparse.Namespace) -> None:
 
 
 def command_show(args: argparse.Namespace) -> None:
-    queries = open_queries(args)
-    try:
-        view = contest(queries.db, args.name)
-    finally:
-        queries.close()
+    view = read_hill(args, contest, args.name)
     if view is None:
         raise CommandError(f"there is no contest {args.name[:40]}: `bfjoust contest list`")
     print_view(view, args.json)
