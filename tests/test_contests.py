@@ -11,6 +11,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -346,3 +347,36 @@ def test_killed_between_each_publication_and_its_commit(tmp_path: Path) -> None:
 
 def _hash(code: bytes) -> str:
     return hashlib.sha256(code).hexdigest()
+
+
+def test_a_lost_history_is_rebuilt_with_the_contests_commits_as_they_were(
+    hill: Hill, tmp_path: Path
+) -> None:
+    """The repository is derived from the database: rebuilt, a contest's
+    commits come back with the very shas they had (same files, message,
+    trailers, author and time), between the hill's own."""
+    view = hill.contests.create("spring", "+1h", by="carol", controls={"floor": b">+"})
+    for owner, code in (("alice", A), ("bob", B)):
+        play(hill, request(hill, owner, code, view.created_at))
+    view = hill.contests.close("spring", by="carol")
+    hill.challenge("starter", "second", C)  # a hill change between the two publications
+    HillTournaments(hill).run(view.tournament_id)
+    hill.contests.finish("spring")
+    hill.challenge("starter", "third", B)
+    repository = tmp_path / "hill" / "hill-repo"
+    before = git("log", "--format=%H %s", cwd=repository).splitlines()
+    assert len(before) == 5
+    hill.close()
+    shutil.rmtree(repository)
+    rebuilt = Hill(HillSettings(data_dir=tmp_path / "hill", size=5), jobs=1)
+    try:
+        assert git("log", "--format=%H %s", cwd=repository).splitlines() == before
+        tree = git("ls-tree", "-r", "--name-only", "HEAD", cwd=repository).split()
+        assert sorted(f for f in tree if f.startswith("contests/")) == [
+            "contests/spring/alice.bfjoust",
+            "contests/spring/bob.bfjoust",
+            "contests/spring/control.floor.bfjoust",
+            "contests/spring/results.json",
+        ]
+    finally:
+        rebuilt.close()
