@@ -98,9 +98,9 @@ class TournamentHost(BackgroundWorker):
     async def step(self) -> None:
         """Play the oldest unfinished tournament to its end and announce it,
         or wait for one."""
+        self.wake.clear()  # before the read: a tournament stored meanwhile wakes us
         tournament_id = await asyncio.to_thread(self.running)
         if tournament_id is None:
-            self.wake.clear()
             await self.wake.wait()
             return
         try:

@@ -20,8 +20,10 @@ from bot.runner import Runner
 from bot.throttle import RateLimiter
 from hill.config import Settings
 from hill.errors import HillError, Quiet
+from hill.rules import contests
 from hill.rules.requests import RequestKind
 from hill.rules.standings import Standings
+from hill.store.contests import ContestView
 from hill.store.state_statistics import StatisticsByState
 from hill.store.uploads import UploadLinks
 from hill.web.urls import Urls
@@ -50,6 +52,8 @@ class Command:
     vouched: bool = False  # needs the sender's account confirmed (it names the owner)
     enters: bool = False  # records a contest's entry: a close waits for it (bot/contests.py)
 
+
+ENTRY = "entry"  # a contest entry's owner is checked as a program's named so would be
 
 # every command, in the order `-help` lists them (the order their modules are imported)
 COMMANDS: list[Command] = []
@@ -150,6 +154,14 @@ class Context:
                 allow_private=self.irc.fetch_allow_private,
             )
         return code.encode()
+
+    async def open_contest(self, name: str, message: Incoming) -> ContestView:
+        """Contest `name`, still taking entries when `message` was heard;
+        HillError if there is no such contest or it has closed."""
+        view = await asyncio.to_thread(self.hill.contests.view, name)
+        if not view.open or not contests.counts(message.heard, view.closes):
+            raise HillError(contests.late(view.name, view.closes))
+        return view
 
     async def standings(self) -> Standings:
         return await asyncio.to_thread(self.hill.queries.standings)

@@ -5,17 +5,12 @@ it: it counts if that is before the close, even if it is played later."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
-from bot.commands.base import Context, command
-from hill.errors import FetchError, HillError, QueueFull, Usage
-from hill.rules import contests as rules
+from bot.commands.base import ENTRY, Context, command
+from hill.errors import FetchError, QueueFull, Usage
 from hill.rules.requests import RequestKind
-from hill.store.contests import ContestView
 
 WITHDRAW = "withdraw"
-ENTRY = "entry"  # checks the owner as a program name would
 
 
 @command("-enter", f"NAME CODE|URL|{WITHDRAW}", vouched=True, enters=True)
@@ -24,7 +19,7 @@ async def enter(bot: Context, message: Incoming, args: str) -> None:
     code = code.strip()
     if not name or not code:
         raise Usage(f"a contest's name and your program, a URL of it, or {WITHDRAW}")
-    view = await open_contest(bot, name, message)
+    view = await bot.open_contest(name, message)
     sender = message.sender
     owner = await bot.owner(sender, ENTRY)
     fields = {
@@ -51,12 +46,3 @@ async def enter(bot: Context, message: Incoming, args: str) -> None:
             "I answer entries in private; send them in private too, the channel sees "
             "what you write here",
         )
-
-
-async def open_contest(bot: Context, name: str, message: Incoming) -> ContestView:
-    """Contest `name`, still taking entries when `message` was heard;
-    HillError if there is no such contest or it has closed."""
-    view = await asyncio.to_thread(bot.hill.contests.view, name)
-    if not view.open or not rules.counts(message.heard, view.closes):
-        raise HillError(rules.late(view.name, view.closes))
-    return view

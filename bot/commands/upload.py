@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from bot.client import Incoming
-from bot.commands.base import Context, command
-from bot.commands.enter import ENTRY, open_contest
+from bot.commands.base import ENTRY, Context, command
 from hill.errors import Usage
 from hill.rules.events import iso_utc
 
@@ -18,13 +17,11 @@ async def upload(bot: Context, message: Incoming, args: str) -> None:
     name, _, mode = args.partition(" ")
     mode = mode.strip().lower()
     if not name or mode not in ("", "test", "contest"):
-        raise Usage(
-            "a name for your program, and `test` to only test it; or a contest's and `contest`"
-        )
+        raise Usage("a name for your program, `test` to only test it; a contest's, and `contest`")
     test_only = mode == "test"
     sender = message.sender
     if mode == "contest":
-        view = await open_contest(bot, name, message)
+        view = await bot.open_contest(name, message)
         owner = await bot.owner(sender, ENTRY)
         bot.count(sender, owner)
         seconds = bot.irc.upload_link_seconds

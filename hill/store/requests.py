@@ -95,11 +95,14 @@ class RequestBook:
             return session.scalar(query) or 0
 
     def start(self, request_id: int) -> Request:
+        """Mark an open request running (one finished meanwhile, say by a
+        contest's close that played it, is left as it is)."""
         with self.db.transaction() as session:
             row = session.get(Request, request_id)
             assert row is not None
-            row.state = RequestState.RUNNING
-            row.attempts += 1
+            if row.state in OPEN:
+                row.state = RequestState.RUNNING
+                row.attempts += 1
             return row
 
     def fail(self, request_id: int, refusal: str) -> Outcome:
