@@ -45,6 +45,7 @@ BOB_FIRST = "(>)*7([+]>)*21"
 BOB = "(>)*9([-]>)*20"
 ERIN = ">(+)*10>(-)*10(>)*6([+]>)*21"
 LATE = "(>)*6([-]>)*22"
+QUICK = "(>)*9([+]>)*21"
 FRANK = "(>)*5(+)*3(>)*4([-]>)*21\n" * 3  # long programs come by the upload form
 CODES = {"alice": ALICE, "bob": BOB, "erin": ERIN, "frank": FRANK.splitlines()[0]}
 
@@ -180,6 +181,22 @@ def test_a_contest_from_its_announcement_to_its_winner(folder: Path, ngircd: Ngi
         frank.say(nick, f"!bfjoust-enter autumn {LATE}")
         assert (await private(frank, nick)).startswith("there is no contest autumn")
 
+        # an admin closes a contest early; with one entry it is void, and says why
+        carol.say(CHANNEL, "!bfjoust-contest create quick +1h")
+        await carol.reply(nick, "Contest quick created")
+        alice.say(nick, f"!bfjoust-enter quick {QUICK}")
+        await private(alice, nick, "quick")
+        dave.say(CHANNEL, "!bfjoust-contest close quick")
+        assert await dave.reply(nick) == "closing a contest is for the hill's admins"
+        carol.say(CHANNEL, "!bfjoust-contest close quick")
+        void = "no tournament: a contest needs 2 entries or more, it had 1"
+        assert (await carol.reply(nick, "quick")).endswith(
+            f"with 1 entry: {void}. {site}/contest/quick"
+        )
+        assert await news(dave, nick, "Contest quick is closed") == (
+            f"Contest quick is closed with 1 entry (alice): {void}."
+        )
+
         # a long program: through a one-time upload link
         frank.say(CHANNEL, "!bfjoust-upload spring contest")
         assert await frank.reply(nick, "in private") == "I have sent you the upload link in private"
@@ -207,7 +224,7 @@ def test_a_contest_from_its_announcement_to_its_winner(folder: Path, ngircd: Ngi
         assert [e["code_hash"] for e in json.loads(shown.stdout)["entries"]] == [None] * 3
         early = folder / "early"
         git("clone", "--quiet", f"{site}/hill.git", early)
-        assert not (early / "contests").exists()
+        assert not (early / "contests" / "spring").exists()  # quick is, being closed
         assert get(f"{site}/api/contest/spring").json()["state"] == "open", "too slow a machine"
 
         # the close, at its time; a late entry refused
