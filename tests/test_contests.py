@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.daskcluster import DaskCluster
 from support.webhill import git
 
 from hill.config import HillSettings
@@ -380,3 +381,27 @@ def test_a_lost_history_is_rebuilt_with_the_contests_commits_as_they_were(
         ]
     finally:
         rebuilt.close()
+
+
+def test_a_contest_played_on_a_dask_cluster_gives_the_local_result(tmp_path: Path) -> None:
+    cluster = DaskCluster(tmp_path).start(workers=1)
+    try:
+        data = tmp_path / "hill"
+        for name, code in (("a", A), ("b", B), ("c", C)):
+            (tmp_path / f"{name}.bfjoust").write_bytes(code)
+        bfjoust(data, "contest", "create", "dusk", "--closes", "+1h")
+        for owner in ("a", "b", "c"):
+            bfjoust(
+                data, "contest", "enter", "dusk", tmp_path / f"{owner}.bfjoust", "--owner", owner
+            )
+        played = bfjoust(data, "contest", "close", "dusk", "--json", "--scheduler", cluster.address)
+        assert played.returncode == 0, played.stderr
+        result = json.loads(played.stdout)["tournament"]
+    finally:
+        cluster.stop()
+    local = subprocess.run(
+        [sys.executable, "-m", "hill", "tournament", "run", "--names", "stem", "--format",
+         "round-robin", "--json", *(f"{n}.bfjoust" for n in "abc")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert json.loads(local.stdout) == result

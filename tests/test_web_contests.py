@@ -217,3 +217,27 @@ def screenshot(driver: webdriver.Chrome, name: str) -> None:
     folder = os.environ.get("WEB_SCREENSHOTS")
     if folder:
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def test_the_history_shows_the_contests_commits(site: Site) -> None:
+    """A contest's publications in /history, its feed and the commit pages:
+    named, linked to the contest, their files listed, the hill unchanged."""
+    changes = get(f"{site.url}/api/history").json()["changes"]
+    published = [c for c in changes if c["contest"] == "summer"]
+    assert [c["kind"] for c in published] == ["contest-results", "contest-entries"]
+    assert "contest summer" in get(f"{site.url}/history").text
+    feed = get(f"{site.url}/history.atom").text
+    assert "Publishing the entries of contest summer" in feed
+    assert "Publishing the results of contest summer" in feed
+    entries = published[1]
+    data = get(f"{site.url}/api/commit/{entries['commit']}").json()
+    assert data["commit"]["title"] == "Publishing the entries of contest summer"
+    assert data["commit"]["message"].endswith(f"\n\nContest: summer\nHill-Event: {entries['id']}\n")
+    assert data["programs"] == []  # no program of the hill changed
+    assert sorted(f["path"] for f in data["other_files"]) == sorted(
+        [f"contests/summer/{owner}.bfjoust" for owner in site.entries["summer"]]
+        + ["contests/summer/control.floor.bfjoust"]
+    )
+    assert {m["move"] for m in data["standings"]["moves"]} == {"same"}
+    page = get(f"{site.url}/commit/{entries['commit']}").text
+    assert "publishes a contest&#39;s files" in page and "/contest/summer" in page
