@@ -19,13 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import aiohttp
+from web import measure  # bench/web.py: a fresh server, each page timed five times
 
-from hill.config import HillSettings, WebSettings
+from hill.config import HillSettings
 from hill.rules.names import from_file
 from hill.rules.requests import RequestKind
 from hill.store.requests import RequestBook
-from hill.web.server import start_web
 from hill.writers.hill import Hill, play_request
 from hill.writers.tournaments import HillTournaments
 
@@ -35,26 +34,6 @@ ENTRIES = 40
 
 def timed(what: str, started: float) -> None:
     print(f"{what}: {time.perf_counter() - started:.2f} s")
-
-
-async def pages(hill: Hill) -> None:
-    runner = await start_web(hill.queries, hill.settings, WebSettings(bind="127.0.0.1", port=0))
-    host, port = runner.addresses[0][:2]
-    try:
-        async with aiohttp.ClientSession() as client:
-            for path in ("/contest/bench", "/api/contest/bench", "/contests"):
-                times = []
-                for _ in range(5):
-                    started = time.perf_counter()
-                    async with client.get(f"http://{host}:{port}{path}") as response:
-                        assert response.status == 200, path
-                        await response.read()
-                    times.append(time.perf_counter() - started)
-                print(
-                    f"{path}: first {times[0] * 1000:.0f} ms, then {min(times[1:]) * 1000:.1f} ms"
-                )
-    finally:
-        await runner.cleanup()
 
 
 def main() -> None:
@@ -91,7 +70,7 @@ def main() -> None:
         started = time.perf_counter()
         hill.contests.finish("bench")
         timed("the results' publication", started)
-        asyncio.run(pages(hill))
+        asyncio.run(measure(hill, ("/contest/bench", "/api/contest/bench", "/contests")))
         hill.close()
 
 
