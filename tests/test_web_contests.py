@@ -183,9 +183,9 @@ def test_the_countdowns_tick_and_say_closed_at_the_time(
     load(browser, f"{site.url}/contest/soon")
     ticking = browser.find_element(By.CSS_SELECTOR, "#state .countdown")
     assert re.fullmatch(r"00:00:0[0-3]", ticking.text), ticking.text
-    WebDriverWait(browser, 10).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, "#state .countdown").text == "closed"
-    )
+    WebDriverWait(browser, 10).until(lambda d: shown(d, "#state .closing-note"))
+    closing = browser.find_element(By.ID, "state").text
+    assert closing.startswith("CLOSING Closed to entries at ") and "left" not in closing
     assert "over" in browser.find_element(By.CSS_SELECTOR, "#state .countdown").get_attribute(
         "class"
     )
@@ -241,3 +241,94 @@ def test_the_history_shows_the_contests_commits(site: Site) -> None:
     assert {m["move"] for m in data["standings"]["moves"]} == {"same"}
     page = get(f"{site.url}/commit/{entries['commit']}").text
     assert "publishes a contest&#39;s files" in page and "/contest/summer" in page
+
+
+def mark(driver: webdriver.Chrome) -> None:
+    """Mark the page in the browser: a reload forgets the mark."""
+    driver.execute_script("window.stillHere = true")
+
+
+def marked(driver: webdriver.Chrome) -> bool:
+    return driver.execute_script("return window.stillHere === true")
+
+
+def asks(driver: webdriver.Chrome, path: str) -> int:
+    """How many times this page has asked its JSON twin at `path`."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource')"
+        ".filter((e) => new URL(e.name).pathname === arguments[0]).length",
+        path,
+    )
+
+
+def shown(driver: webdriver.Chrome, selector: str) -> bool:
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return bool(found) and found[0].is_displayed()
+
+
+def test_a_contest_page_follows_its_contest_and_never_reloads_in_a_loop(
+    browser: webdriver.Chrome, site: Site
+) -> None:
+    """Past its closing time but not closed yet (the bot still playing the
+    entries heard before it, or down), the page says so and waits, asking
+    its twin, without reloading; closed, it reloads once and follows the
+    tournament's progress in place; a state it already reloaded for but
+    did not get (a stale page) makes it say "reload" instead of looping."""
+    hill = site.hill
+    view = hill.contests.create("dusk", "+6s", by="carol")
+    for owner, (_, code) in zip(("fay", "gil"), reference_programs()[15:17], strict=True):
+        enter(hill, "dusk", owner, code, view.created_at)
+    twin = "/api/contest/dusk"
+    load(browser, f"{site.url}/contest/dusk")
+    mark(browser)
+    assert not shown(browser, ".closing-note") and shown(browser, ".before-close")
+    WebDriverWait(browser, 10).until(lambda d: shown(d, ".closing-note"))
+    assert not shown(browser, ".before-close")  # the countdown and how to enter
+    WebDriverWait(browser, 15, 0.2).until(lambda d: asks(d, twin) >= 2)
+    assert marked(browser), "reloaded while the server still says open"
+    assert hill.contests.view("dusk").open
+
+    view = hill.contests.close("dusk", by="carol")
+    WebDriverWait(browser, 20, 0.2).until(lambda d: not marked(d))
+    load(browser, browser.current_url)  # settled after the reload
+    state = browser.find_element(By.ID, "state").text
+    assert "being played" in state and "0 of 1 matches" in state
+    mark(browser)
+    WebDriverWait(browser, 15, 0.2).until(lambda d: asks(d, twin) >= 2)
+    assert marked(browser), "reloaded while the tournament is still being played"
+
+    # the page has reloaded for "played" already, and came back without it: no loop
+    browser.execute_script("sessionStorage.setItem(arguments[0], 'dusk:played')",
+                           "contest-reload:/contest/dusk")  # fmt: skip
+    HillTournaments(hill).run(view.tournament_id)
+    hill.contests.finish("dusk")
+    WebDriverWait(browser, 20, 0.2).until(lambda d: shown(d, ".reload-note"))
+    assert marked(browser)
+    browser.find_element(By.CSS_SELECTOR, ".reload-note a").click()
+    WebDriverWait(browser, 10).until(lambda d: d.find_elements(By.ID, "contest-standings"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "[data-watch]")  # played: nothing to follow
+    assert console_errors(browser) == []
+
+
+def test_the_list_follows_its_contests_through_the_close(
+    browser: webdriver.Chrome, site: Site
+) -> None:
+    hill = site.hill
+    view = hill.contests.create("dawn", "+3s", by="carol")
+    enter(hill, "dawn", "hal", reference_programs()[17][1], view.created_at)
+    load(browser, f"{site.url}/contests")
+    mark(browser)
+    countdown = "#open-contests a[href$='/contest/dawn']"
+    row = browser.find_element(By.CSS_SELECTOR, countdown).find_element(By.XPATH, "../..")
+    WebDriverWait(browser, 10).until(lambda _: row.find_element(By.CLASS_NAME, "countdown").text
+                                     == "closed")  # fmt: skip
+    asked = asks(browser, "/api/contests")
+    WebDriverWait(browser, 15, 0.2).until(lambda d: asks(d, "/api/contests") >= asked + 2)
+    assert marked(browser), "reloaded while the server still says open"
+    hill.contests.close("dawn", by="carol")  # one entry: void
+    WebDriverWait(browser, 20, 0.2).until(lambda d: not marked(d))
+    load(browser, browser.current_url)
+    played = browser.find_element(By.ID, "played-contests").text
+    assert "dawn" in played and "void" in played
+    assert not browser.find_elements(By.CSS_SELECTOR, countdown)
+    assert console_errors(browser) == []
