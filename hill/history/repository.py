@@ -69,7 +69,7 @@ class HillRepository:
     cannot be) by the hill's writer, which alone commits to it."""
 
     def __init__(self, path: Path, branch: str = "main", remote: str = "") -> None:
-        self.path = path
+        self.path = path.absolute()  # git runs in it: a relative GIT_DIR would miss
         self.branch = branch
         self.remote = remote
         self._packing: subprocess.Popen[bytes] | None = None
