@@ -3,24 +3,29 @@ on a real SQLite file and git repository (entries heard out of order, the
 close played once and exactly, a void contest); and `bfjoust contest` as
 real processes: the tool contract, bad input, a Swiss contest recomputed
 from a real clone, and SIGKILLs between each publication's transaction and
-its commit, which the next start commits once."""
+its commit, which the next start commits once, and a Ctrl-C mid-tournament."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.daskcluster import DaskCluster
+from support.ladderhill import reference
 from support.webhill import git
 
 from hill.config import HillSettings
@@ -132,6 +137,8 @@ def test_time_left_and_the_recompute_command_quote_what_needs_it() -> None:
         "bfjoust tournament run --names stem --format swiss --seed 7 --json "
         "'a[b].bfjoust' bob.bfjoust control.x.bfjoust"
     )
+    result = {"format": "round-robin", "seed": None, "entrants": ["-dash", "bob"]}
+    assert rules.recompute_command(result).endswith(" --json -- -dash.bfjoust bob.bfjoust")
 
 
 # --- the writer on a real hill -------------------------------------------
@@ -182,6 +189,17 @@ def test_requests_played_out_of_the_order_heard_keep_the_last_heard(hill: Hill) 
     assert play(hill, request(hill, "alice", A, t + dt.timedelta(seconds=3))).startswith(
         "refused: contest spring was closed before your request was played"
     )
+
+
+def test_an_owner_has_no_case_one_player_one_entry(hill: Hill) -> None:
+    view = hill.contests.create("spring", "+1h", by="carol")
+    t = view.created_at
+    assert "accepted;" in play(hill, request(hill, "Alice", A, t))
+    assert "(it replaces your earlier one)" in play(hill, request(hill, "ALICE", B, t))
+    assert "is withdrawn" in play(hill, request(hill, "alice", None, t))
+    assert "accepted;" in play(hill, request(hill, "alice", C, t))  # withdrawn: a new entry
+    view = hill.contests.close("spring", by="carol")
+    assert [(e.entrant, e.code_hash) for e in view.players] == [("Alice", _hash(C))]
 
 
 def test_the_close_plays_what_was_heard_before_it_refuses_what_came_after_and_happens_once(
@@ -271,6 +289,8 @@ def test_the_command_line_contract_and_its_refusals(tmp_path: Path) -> None:
         entered = bfjoust(data, "contest", "enter", "fall", tmp_path / f"{name}.bfjoust",
                           "--owner", owner)  # fmt: skip
         assert entered.stdout.startswith("entry to contest fall accepted"), entered.stderr
+    again = bfjoust(data, "contest", "enter", "fall", tmp_path / "a.bfjoust", "--owner", "AL")
+    assert "accepted (it replaces your earlier one)" in again.stdout, again.stderr
     shown = json.loads(bfjoust(data, "contest", "show", "fall", "--json").stdout)
     assert list(shown) == ["name", "title", "format", "closes", "state", "entries",
                            "controls", "tournament", "winner"]  # fmt: skip
@@ -293,6 +313,12 @@ def test_the_command_line_contract_and_its_refusals(tmp_path: Path) -> None:
     assert played["tournament"]["entrants"] == ["al", "bo", "cy", "control.c"]
     listed = json.loads(bfjoust(data, "contest", "list", "--json").stdout)["contests"]
     assert listed == [played]
+    for args in (("enter", "fall", tmp_path / "b.bfjoust", "--owner", "dee"),
+                 ("withdraw", "fall", "--owner", "al")):  # fmt: skip
+        late = bfjoust(data, "contest", *args)
+        assert late.returncode == 1, late.stdout
+        assert late.stderr.startswith(f"contest fall closed at {played['closes']}"), late.stderr
+    assert json.loads(bfjoust(data, "contest", "show", "fall", "--json").stdout) == played
 
     clone = tmp_path / "clone"
     git("clone", "--quiet", data / "hill-repo", clone)
@@ -344,6 +370,62 @@ def test_killed_between_each_publication_and_its_commit(tmp_path: Path) -> None:
     again = bfjoust(data, "contest", "close", "ice")
     assert again.returncode == 0 and again.stdout.startswith("ice: ice (round-robin, 2 entries)")
     assert git("log", "--format=%H", cwd=repository) == before
+
+
+def test_a_ctrl_c_mid_tournament_loses_nothing(tmp_path: Path) -> None:
+    """`bfjoust contest close` playing a tournament of 60 entrants (two
+    players, 58 controls) gets SIGINT, to its whole process group as a
+    terminal's Ctrl-C: it says it stopped, the contest stays closed with its
+    tournament part played, and the same command plays it on to exactly
+    the result a clone recomputes."""
+    data = tmp_path / "hill"
+    controls = []
+    for name, code in reference(58):
+        (tmp_path / f"{name}.bfjoust").write_bytes(code)
+        controls += ["--control", tmp_path / f"{name}.bfjoust"]
+    for name, code in (("a", A), ("b", B)):
+        (tmp_path / f"{name}.entry").write_bytes(code)
+    assert bfjoust(data, "contest", "create", "frost", "--closes", "+1h", *controls).returncode == 0
+    for owner in ("a", "b"):
+        bfjoust(data, "contest", "enter", "frost", tmp_path / f"{owner}.entry", "--owner", owner)
+    command = [sys.executable, "-m", "hill", "contest", "close", "frost", "--jobs", "1",
+               "--data", str(data)]  # fmt: skip
+    closing = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)  # fmt: skip
+    try:
+        while matches(data) < 100 and closing.poll() is None:
+            time.sleep(0.002)
+        os.killpg(closing.pid, signal.SIGINT)
+        out, err = closing.communicate(timeout=60)
+    finally:
+        closing.kill()
+    played = matches(data)
+    assert 100 <= played < 1770, "the tournament ended before the Ctrl-C: too fast a machine"
+    assert closing.returncode == 130 and err.rstrip().endswith("stopped (Ctrl-C)"), err
+    assert "Traceback" not in err and out == ""
+    shown = json.loads(bfjoust(data, "contest", "show", "frost", "--json").stdout)
+    assert shown["state"] == "closed" and shown["tournament"] is None
+    done = bfjoust(data, "contest", "close", "frost", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)["tournament"]
+    assert matches(data) == 1770
+    clone = tmp_path / "clone"
+    git("clone", "--quiet", data / "hill-repo", clone)
+    recompute = shlex.split(rules.recompute_command(result))[1:]
+    again = subprocess.run([sys.executable, "-m", "hill", *recompute], capture_output=True,
+                           text=True, cwd=clone / "contests" / "frost", timeout=300)  # fmt: skip
+    assert again.stdout == (clone / "contests/frost/results.json").read_text()
+    assert json.loads(again.stdout) == result
+
+
+def matches(data: Path) -> int:
+    """The matches of the hill's tournaments committed so far."""
+    try:
+        with contextlib.closing(sqlite3.connect(data / "hill.sqlite3", timeout=30)) as db:
+            query = "SELECT count(*) FROM tournament_matches WHERE status = 'committed'"
+            return db.execute(query).fetchone()[0]
+    except sqlite3.OperationalError:  # no table yet
+        return 0
 
 
 def _hash(code: bytes) -> str:

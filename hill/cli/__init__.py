@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -101,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # `bfjoust matrix ... | head` is fine
         sys.stderr.close()
+    except KeyboardInterrupt:  # Ctrl-C: what was stored stays stored (each command says what)
+        print("stopped (Ctrl-C)", file=sys.stderr)
+        return 128 + signal.SIGINT
     return 0
 
 

@@ -208,7 +208,10 @@ def recompute_command(result: Mapping[str, Any]) -> str:
     if result.get("seed") is not None:
         words += ["--seed", str(result["seed"])]
     words.append("--json")
-    return shlex.join(words + [names.file_name(entrant) for entrant in result["entrants"]])
+    files = [names.file_name(entrant) for entrant in result["entrants"]]
+    if any(file.startswith("-") for file in files):  # an owner may begin with '-': a file still
+        words.append("--")
+    return shlex.join(words + files)
 
 
 def entries_summary(

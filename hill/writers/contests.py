@@ -134,8 +134,9 @@ class HillContests:
                 if row is None:
                     raise HillError(f"there is no contest {request.name[:40]}: {HOW_TO_ENTER}")
                 contest = view_of(session, row)
-                mine = session.get(ContestEntryRow, (row.id, request.owner))
+                mine = _entrant(session, row.id, request.owner)
                 latest = None if mine is None else (mine.heard_at, mine.code is not None)
+                entrant = request.owner if mine is None else mine.entrant  # spelt as it was
             if not rules.counts(request.created_at, contest.closes):
                 raise HillError(rules.late(contest.name, contest.closes))
             if not contest.open:
@@ -153,7 +154,7 @@ class HillContests:
                     f"your entry to contest {contest.name} is withdrawn; you may enter "
                     f"again until {iso_utc(contest.closes)}"
                 )
-                return self._answer(request, summary, empty, contest.id, None)
+                return self._answer(request, summary, empty, (contest.id, entrant), None)
             trial = self.hill.trial("your entry", request.owner, code)
             replaces = " (it replaces your earlier one)" if latest and latest[1] else ""
             summary = (
@@ -161,23 +162,23 @@ class HillContests:
                 f"as a -test: {trial.summary}. Nobody sees the other entries, nor yours, "
                 f"before the close at {iso_utc(contest.closes)}"
             )
-            return self._answer(request, summary, trial.standings, contest.id, code)
+            return self._answer(request, summary, trial.standings, (contest.id, entrant), code)
 
     def _answer(
         self,
         request: Request,
         summary: str,
         standings: Standings,
-        contest_id: int | None = None,
+        entrant: tuple[int, str] | None = None,
         code: bytes | None = None,
     ) -> Report:
-        """Store what a request came to (and, with `contest_id`, the owner's
-        entrant row: `code`, or None for a withdrawal) in one transaction."""
+        """Store what a request came to (and, with `entrant` (contest id,
+        owner), the owner's entrant row: `code`, or None for a withdrawal)
+        in one transaction."""
         with self.hill.lock.transaction() as session:
-            if contest_id is not None:
-                session.merge(
-                    _entrant_row(contest_id, request.owner, code, request.created_at, request.id)
-                )
+            if entrant is not None:
+                contest_id, owner = entrant
+                session.merge(_entrant_row(contest_id, owner, code, request.created_at, request.id))
             finish(session, request.id, Outcome(summary))
         return Report(summary, standings, changed=False)
 
@@ -321,6 +322,17 @@ def _entrant_row(
         heard_at=heard,
         request_id=request_id,
     )
+
+
+def _entrant(session: Session, contest_id: int, owner: str) -> ContestEntryRow | None:
+    """The owner's entrant row in the contest, found without case (names
+    have none: Alice and alice are one player, with one entry)."""
+    query = select(ContestEntryRow).where(
+        ContestEntryRow.contest_id == contest_id,
+        func.lower(ContestEntryRow.entrant) == owner.lower(),
+        ContestEntryRow.control.is_(False),
+    )
+    return session.scalars(query).first()
 
 
 def _waiting(session: Session, contest_id: int, closing: dt.datetime) -> bool:
