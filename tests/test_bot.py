@@ -155,7 +155,9 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
             first = await dan.reply(nick, "Commands:")
             assert "!bfjoust NAME CODE|URL" in first and "!bfjoust-withdraw NAME" in first
             assert "-remove" not in first  # admin commands are not advertised
-            assert "!bfjoust-upload NAME [test]" in first  # for programs too long for a line
+            assert (
+                "!bfjoust-upload NAME [test|contest]" in first
+            )  # for programs too long for a line
             assert await dan.reply(nick, "Careful") == (
                 "Careful: text in a program is code if it holds any of +-<>.,[]()*{}% "
                 "(or digits after * or %), so keep those out of comments."
@@ -290,7 +292,8 @@ def test_a_nick_change_keeps_the_rate_limit(ngircd: Ngircd, tmp_path) -> None:
 
 USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
 UPLOAD_USAGE = (
-    "usage: !bfjoust-upload NAME [test] (a name for your program, and `test` to only test it)"
+    "usage: !bfjoust-upload NAME [test|contest] (a name for your program, `test` to only "
+    "test it; a contest's, and `contest`)"
 )
 
 

@@ -130,15 +130,26 @@ COMMIT_MESSAGES = {
     EventKind.WITHDRAW: "Withdrawing {displaced}",
     EventKind.REMOVE: "Removing {displaced}",
     EventKind.RESCORE: "Rescoring the hill",
+    EventKind.CONTEST_ENTRIES: "Publishing the entries of contest {contest}",
+    EventKind.CONTEST_RESULTS: "Publishing the results of contest {contest}",
 }
 assert set(COMMIT_MESSAGES) == HILL_CHANGES
 
 
-def commit_title(kind: EventKind, program: str | None, left: str | None) -> str:
-    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by alice.rush` ..."""
-    return COMMIT_MESSAGES[kind].format(program=program, displaced=left)
+def commit_title(
+    kind: EventKind, program: str | None, left: str | None, contest: str | None = None
+) -> str:
+    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by
+    alice.rush`, `Publishing the entries of contest spring` ..."""
+    return COMMIT_MESSAGES[kind].format(program=program, displaced=left, contest=contest)
 
 
-def commit_message(kind: EventKind, program: str | None, left: str | None, summary: str) -> str:
+def commit_message(
+    kind: EventKind,
+    program: str | None,
+    left: str | None,
+    summary: str,
+    contest: str | None = None,
+) -> str:
     """The title, then the event's summary."""
-    return f"{commit_title(kind, program, left)}\n\n{summary}"
+    return f"{commit_title(kind, program, left, contest)}\n\n{summary}"

@@ -25,11 +25,20 @@ class RequestKind(StrEnum):
     WITHDRAW = "withdraw"  # an owner takes their program off
     REMOVE = "remove"  # an admin takes any program off
     RESCORE = "rescore"  # recompute the standings
+    # a contest's entries (hill.rules.contests): `name` is the contest's
+    CONTEST_ENTER = "contest-enter"  # an owner's entry (a new one replaces it)
+    CONTEST_WITHDRAW = "contest-withdraw"  # an owner takes their entry back
 
     @property
     def plays_code(self) -> bool:
         """Whether it brings a program (refused before any joust if it is bad)."""
-        return self in (RequestKind.CHALLENGE, RequestKind.TEST)
+        return self in (RequestKind.CHALLENGE, RequestKind.TEST, RequestKind.CONTEST_ENTER)
+
+    @property
+    def contest(self) -> bool:
+        """Whether it is about a contest's entry: its time heard decides
+        whether it counts (hill.rules.contests), and its answer is private."""
+        return self in (RequestKind.CONTEST_ENTER, RequestKind.CONTEST_WITHDRAW)
 
     def describe(self, name: str, upload: bool = False) -> str:
         """The request, as its asker would say it: "your submission alice.rush"."""
@@ -40,6 +49,8 @@ class RequestKind(StrEnum):
             RequestKind.WITHDRAW: f"your withdrawal of {name}",
             RequestKind.REMOVE: f"your removal of {name}",
             RequestKind.RESCORE: "your rescore",
+            RequestKind.CONTEST_ENTER: f"your{via} entry to contest {name}",
+            RequestKind.CONTEST_WITHDRAW: f"your withdrawal from contest {name}",
         }[self]
 
 

@@ -32,6 +32,7 @@ def event(change: HillEvent | None) -> dict[str, Any] | None:
         "program": change.program,
         "displaced": change.displaced,
         "size": len(change.entries),
+        "contest": change.contest,  # the contest whose files it publishes
     }
 
 

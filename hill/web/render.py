@@ -11,6 +11,7 @@ from aiohttp import web
 from markupsafe import Markup, escape
 
 from hill import engine
+from hill.rules.contests import time_left
 from hill.web import analytics_charts
 from hill.web.analytics_pages import decoy_words
 from hill.web.bump_chart import bump_chart
@@ -74,6 +75,7 @@ env.filters.update(
     outcome=outcome_word,
     symbol=outcome_symbol,
     breakable=breakable,
+    left=time_left,
 )
 env.globals.update(
     chart=line_chart,

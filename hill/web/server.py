@@ -7,7 +7,8 @@ the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
-tournaments; requestlog.py keeps the access log to one line a request.
+tournaments, contest_views.py the contests; requestlog.py keeps the access
+log to one line a request.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
 from hill.web import (
     analytics_views,
+    contest_views,
     history_views,
     ladder_page,
     tournament_views,
@@ -126,6 +128,7 @@ def create_app(
     tournament_views.setup(app, queries.db)
     trial_views.setup(app, queries)
     analytics_views.setup(app, queries.db)
+    contest_views.setup(app, queries.db)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)

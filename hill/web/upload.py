@@ -74,7 +74,8 @@ def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
 def _page(request: web.Request, state: LinkState, status: int = 200, **extra: Any) -> web.Response:
     link = state.link
     data = {
-        "program": link.full_name,
+        "program": link.name if link.contest else link.full_name,  # or the contest's name
+        "contest": link.contest,
         "test_only": link.test_only,
         "expires": iso_utc(link.expires_at),
         "max_bytes": _uploads(request).max_bytes,

@@ -51,6 +51,10 @@ PATHS = {
     "tournament": "/tournament/{id}",
     "tournament-json": "/api/tournament/{id}",
     "thumbnail": "/thumbnail",
+    "contests": "/contests",
+    "contests-json": "/api/contests",
+    "contest": "/contest/{name}",
+    "contest-json": "/api/contest/{name}",
     "upload": "/upload/{token:[A-Za-z0-9_-]{1,100}}",
     "test": "/test/{token}",
     "test-json": "/api/test/{token}",
@@ -162,6 +166,13 @@ class Urls:
 
     def tournament(self, tournament_id: int) -> str:
         return self._link("tournament", stateful=False, id=str(tournament_id))
+
+    def contests(self) -> str:
+        """The hill's contests (in no one state)."""
+        return self._link("contests", stateful=False)
+
+    def contest(self, name: str) -> str:
+        return self._link("contest", stateful=False, name=name)
 
     def source(self, name: str) -> str:
         return self._link("source", name=name)

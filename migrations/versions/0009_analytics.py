@@ -6,7 +6,7 @@ the hill are to be told (`notices`).  Self-contained: it creates its three
 tables and touches no other.
 
 Revision ID: 0009
-Revises: 0007 (0008 once the contests' migration is merged before it)
+Revises: 0008
 Create Date: 2026-11-24
 """
 
@@ -14,8 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-# the contests' 0008 is written in parallel: whichever lands second follows the other
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
