@@ -139,6 +139,16 @@ def test_a_played_contest_has_its_standings_crosstable_show_and_recompute(site: 
     left, right = (code_hash(code) for code in list(players.values())[:2])
     battle = get(f"{site.url}/battle?left_code={left}&right_code={right}&tape=12&polarity=kettle")
     assert battle.status == 200 and "in contest summer" in battle.text
+    # its entrants' strategy map (docs/analytics.md), from the contest's own jousts
+    tournament = page["tournament_id"]
+    assert f"/tournament/{tournament}/strategy" in get(f"{site.url}/contest/summer").text
+    strategy = get(f"{site.url}/api/tournament/{tournament}/strategy").json()
+    assert sorted(strategy["programs"]) == sorted(r["name"] for r in rows)
+    margins = {(m["a"], m["b"]): m["margin"]
+               for m in page["tournament"]["rounds"][0]["matches"]}  # fmt: skip
+    order = strategy["programs"]
+    assert all(strategy["margins"][order.index(a)][order.index(b)] == margin
+               for (a, b), margin in margins.items())  # fmt: skip
 
 
 def test_a_closed_and_a_void_contest_say_where_they_stand(site: Site) -> None:
