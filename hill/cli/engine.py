@@ -26,6 +26,10 @@ def parse_tape_length(text: str) -> int:
 
 def command_joust(args: argparse.Namespace) -> None:
     left, right = load_programs([args.left, args.right])
+    if args.stats:  # docs/analytics.md: one JSON line a battle
+        for line in engine.stats_json_lines(engine.joust(left, right, stats=True)):
+            print(line)
+        return
     print(engine.joust(left, right))
 
 
@@ -34,7 +38,7 @@ def full_matrix(programs: Sequence[engine.Program], jobs: int | None) -> np.ndar
     (hill.engine.arena) and a program against itself is 42 ties."""
     from hill.engine import arena  # `bfjoust matrix` alone needs it
 
-    jousts = arena.Arena(jobs=jobs)
+    jousts = arena.Arena(jobs=jobs, stats=False)  # outcomes are all it prints
     hashes = [jousts.add(program) for program in programs]
     code = dict(zip(hashes, (p.source for p in programs), strict=True))
     results = arena.Results()
@@ -103,6 +107,11 @@ def add_engine_commands(commands: argparse._SubParsersAction) -> None:  # type: 
     joust = commands.add_parser("joust", help="joust two programs, print the classic line")
     joust.add_argument("left")
     joust.add_argument("right")
+    joust.add_argument(
+        "--stats",
+        action="store_true",
+        help="print each battle's statistics (cycles, final tape, heat, decoys) as JSON lines",
+    )
     joust.set_defaults(run=command_joust)
 
     matrix = commands.add_parser(
