@@ -88,6 +88,7 @@ class Backlog:
         self._hosts: dict[str, str] = {}  # recipient -> host, as last seen (locate)
         self._dropped: Counter[str] = Counter()  # messages dropped since last logged
         self._dropped_logged = -DROPS_LOGGED_EVERY
+        self.on_add: Callable[[], None] = lambda: None  # once a message is queued
 
     def __len__(self) -> int:
         return self._lines.total()
@@ -123,6 +124,7 @@ class Backlog:
         else:
             messages.append(message)
         self._count(message, len(lines))
+        self.on_add()
         return True
 
     def _make_room(self, message: Message) -> bool:

@@ -55,6 +55,7 @@ class Outbox:
         self.reserve = reserve if meter.burst >= 2 + reserve else 0
         self.backlog = backlog if backlog is not None else Backlog()
         self.wakeup = asyncio.Event()  # something was queued, or the client became ready
+        self.backlog.on_add = self.wakeup.set
 
     def __len__(self) -> int:
         return len(self.backlog)
@@ -78,25 +79,12 @@ class Outbox:
         prefix = plain(prefix)
         pieces = split_text(plain(text), budget - len(prefix.encode()))
         lines = [f"{command} {target} :{prefix}{piece}" for piece in pieces]
-        return self.add(kind, recipient or target, lines, on_sent)
+        return self.backlog.add(kind, recipient or target, lines, on_sent)
 
     def query(self, recipient: str, line: str) -> None:
         """Queue a request to the server about `recipient` (WHOIS), before
         their messages."""
-        self.add(Kind.QUERY, recipient, [line])
-
-    def add(
-        self,
-        kind: Kind,
-        recipient: str,
-        lines: list[str],
-        on_sent: Callable[[], None] | None = None,
-    ) -> bool:
-        """Queue `lines` for `recipient` (bot.backlog); False when there is no room."""
-        if not self.backlog.add(kind, recipient, lines, on_sent):
-            return False
-        self.wakeup.set()
-        return True
+        self.backlog.add(Kind.QUERY, recipient, [line])
 
     # --- sending ---------------------------------------------------------
 

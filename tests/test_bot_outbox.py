@@ -34,10 +34,10 @@ def _drain(outbox: Outbox) -> list[str]:
 def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
     outbox = _outbox()
     for i in range(3):
-        outbox.add(Kind.REFUSAL, "flooder", [f"flooder refusal {i}"])
+        outbox.backlog.add(Kind.REFUSAL, "flooder", [f"flooder refusal {i}"])
     for i in range(3):
-        outbox.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
-    outbox.add(Kind.ANSWER, "prober", ["prober answer"])
+        outbox.backlog.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
+    outbox.backlog.add(Kind.ANSWER, "prober", ["prober answer"])
     assert _drain(outbox) == [
         "flooder answer 0",
         "prober answer",  # after one line of the flooder's, not after all
@@ -52,8 +52,8 @@ def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
 
 def test_queries_go_first_in_the_turn_of_whom_they_are_about() -> None:
     outbox = _outbox()
-    outbox.add(Kind.ANSWER, "prober", ["p0", "p1"])
-    outbox.add(Kind.ANSWER, "flooder", ["f0"])
+    outbox.backlog.add(Kind.ANSWER, "prober", ["p0", "p1"])
+    outbox.backlog.add(Kind.ANSWER, "flooder", ["f0"])
     outbox.query("flooder", "WHOIS flooder")
     outbox.query("flooder", "WHOIS flooder_")  # the flooder's share pays for both
     # the flooder's turn begins with the queries (p1 first: the shorter queue)
@@ -62,9 +62,9 @@ def test_queries_go_first_in_the_turn_of_whom_they_are_about() -> None:
 
 def test_a_short_answer_does_not_wait_behind_a_long_one() -> None:
     outbox = _outbox()
-    outbox.add(Kind.ANSWER, "flooder", ["f0", "f1", "f2"])
+    outbox.backlog.add(Kind.ANSWER, "flooder", ["f0", "f1", "f2"])
     assert outbox.take() is not None  # f0 sent
-    outbox.add(Kind.ANSWER, "prober", ["p0"])
+    outbox.backlog.add(Kind.ANSWER, "prober", ["p0"])
     assert _drain(outbox) == ["p0", "f1", "f2"]
 
 
@@ -73,37 +73,38 @@ def test_hosts_take_turns_and_short_answers_go_first_within_a_host() -> None:
         outbox = _outbox()
         for i in range(10):  # a crowd on one host, three lines each
             outbox.backlog.locate(f"crowd{i}", "10.0.0.2")
-            outbox.add(Kind.ANSWER, f"crowd{i}", [f"c{i}.0", f"c{i}.1", f"c{i}.2"])
+            outbox.backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i}.0", f"c{i}.1", f"c{i}.2"])
         assert outbox.take() is not None
         outbox.backlog.locate("prober", prober_host)
-        outbox.add(Kind.ANSWER, "prober", ["p"])  # waiting behind 29 lines of the crowd
+        outbox.backlog.add(Kind.ANSWER, "prober", ["p"])  # waiting behind 29 lines of the crowd
         assert [outbox.take()[0] for _ in range(2)].count("p") == 1  # type: ignore[index]
 
 
 def test_nobody_waits_for_ever_behind_short_answers() -> None:
     outbox = _outbox()
     outbox.backlog.locate("helped", "10.0.0.2")
-    outbox.add(Kind.ANSWER, "helped", ["h0", "h1", "h2"])
+    outbox.backlog.add(Kind.ANSWER, "helped", ["h0", "h1", "h2"])
     sent = []
     for i in range(6):  # a one-line answer for someone else before every line
         outbox.backlog.locate("asker", "10.0.0.3")
-        outbox.add(Kind.ANSWER, "asker", [f"a{i}"])
+        outbox.backlog.add(Kind.ANSWER, "asker", [f"a{i}"])
         sent.append(outbox.take()[0])  # type: ignore[index]
     assert [line for line in sent if line.startswith("h")] == ["h0", "h1", "h2"]
 
 
 def test_one_host_is_capped_and_its_longest_queue_gives_way() -> None:
     outbox = _outbox(per_host=6)
+    backlog = outbox.backlog
     for nick in ("crowd0", "crowd1", "crowd2", "prober"):
-        outbox.backlog.locate(nick, "10.0.0.2")
-    assert outbox.add(Kind.ANSWER, "crowd0", ["a", "b", "c"])  # can be asked again
-    assert outbox.add(Kind.ANSWER, "crowd1", ["d", "e", "f"], on_sent=lambda: None)  # stored
-    assert outbox.add(Kind.ANSWER, "crowd2", ["g", "h", "i"])  # crowd0's answer gives way
-    assert outbox.add(Kind.ANSWER, "prober", ["p"])  # crowd2's answer gives way
-    assert not outbox.add(Kind.ANSWER, "crowd0", ["j", "k", "l"])  # none as long as it
-    assert outbox.add(Kind.ANSWER, "crowd2", ["s"], on_sent=lambda: None)  # stored: past the cap
-    outbox.backlog.locate("elsewhere", "10.0.0.3")
-    assert outbox.add(Kind.ANSWER, "elsewhere", ["x", "y", "z"])  # other hosts are not held up
+        backlog.locate(nick, "10.0.0.2")
+    assert backlog.add(Kind.ANSWER, "crowd0", ["a", "b", "c"])  # can be asked again
+    assert backlog.add(Kind.ANSWER, "crowd1", ["d", "e", "f"], on_sent=lambda: None)  # stored
+    assert backlog.add(Kind.ANSWER, "crowd2", ["g", "h", "i"])  # crowd0's answer gives way
+    assert backlog.add(Kind.ANSWER, "prober", ["p"])  # crowd2's answer gives way
+    assert not backlog.add(Kind.ANSWER, "crowd0", ["j", "k", "l"])  # none as long as it
+    assert backlog.add(Kind.ANSWER, "crowd2", ["s"], on_sent=lambda: None)  # stored: past the cap
+    backlog.locate("elsewhere", "10.0.0.3")
+    assert backlog.add(Kind.ANSWER, "elsewhere", ["x", "y", "z"])  # other hosts are not held up
     assert sorted(_drain(outbox)) == ["d", "e", "f", "p", "s", "x", "y", "z"]
 
 
@@ -117,12 +118,12 @@ def _short_answer_wait(reserve: float, lines_before: int) -> tuple[float, int]:
     outbox = Outbox(meter, reserve=reserve)
     for i in range(20):
         outbox.backlog.locate(f"crowd{i}", "10.0.0.2")
-        outbox.add(Kind.ANSWER, f"crowd{i}", ["x", "y", "z"])
+        outbox.backlog.add(Kind.ANSWER, f"crowd{i}", ["x", "y", "z"])
     outbox.backlog.locate("prober", "10.0.0.3")
     sent, asked = 0, None
     while True:
         if sent == lines_before and asked is None:
-            outbox.add(Kind.ANSWER, "prober", ["rank"])
+            outbox.backlog.add(Kind.ANSWER, "prober", ["rank"])
             asked = clock[0]
         choice = outbox.choose()
         assert choice is not None
@@ -155,7 +156,7 @@ def _lines_in(seconds: float, reserve: float) -> int:
     meter = PenaltyMeter(1.0, 4, clock=lambda: clock[0])
     outbox = Outbox(meter, reserve=reserve)
     for i in range(600):
-        outbox.add(Kind.ANSWER, f"player{i % 40}", [f"line {i}"])
+        outbox.backlog.add(Kind.ANSWER, f"player{i % 40}", [f"line {i}"])
     sent = 0
     while clock[0] < seconds:
         choice = outbox.choose()
@@ -179,7 +180,7 @@ def test_drops_are_logged_once_an_interval_with_their_count(monkeypatch) -> None
     outbox = _outbox(per_recipient=1)
     with capture_logs() as logs:
         for i in range(100):
-            outbox.add(Kind.REFUSAL, "flooder", [f"r{i}"])  # 99 find no room
+            outbox.backlog.add(Kind.REFUSAL, "flooder", [f"r{i}"])  # 99 find no room
         time.sleep(0.06)
         assert outbox.take() is not None  # the next line sent logs what is counted
         assert outbox.take() is None
@@ -189,37 +190,37 @@ def test_drops_are_logged_once_an_interval_with_their_count(monkeypatch) -> None
 
 def test_lines_of_long_messages_interleave() -> None:
     outbox = _outbox()
-    outbox.add(Kind.ANSWER, "ann", ["a0", "a1", "a2"])
-    outbox.add(Kind.ANSWER, "ben", ["b0", "b1"])
+    outbox.backlog.add(Kind.ANSWER, "ann", ["a0", "a1", "a2"])
+    outbox.backlog.add(Kind.ANSWER, "ben", ["b0", "b1"])
     assert _drain(outbox) == ["a0", "b0", "a1", "b1", "a2"]
 
 
 def test_bounds_per_recipient_and_in_all_refusals_give_way() -> None:
     outbox = _outbox(per_recipient=3, total=5)
-    assert all(outbox.add(Kind.REFUSAL, "flooder", [f"r{i}"]) for i in range(3))
-    assert not outbox.add(Kind.REFUSAL, "flooder", ["r3"])  # full for this recipient
-    assert outbox.add(Kind.ANSWER, "flooder", ["answer"])  # a refusal makes room
-    assert outbox.add(Kind.ANSWER, "ann", ["a0", "a1"])
-    assert not outbox.add(Kind.REFUSAL, "ben", ["b"])  # full in all
-    assert outbox.add(Kind.ANSWER, "ben", ["b"])  # the oldest refusal makes room
+    assert all(outbox.backlog.add(Kind.REFUSAL, "flooder", [f"r{i}"]) for i in range(3))
+    assert not outbox.backlog.add(Kind.REFUSAL, "flooder", ["r3"])  # full for this recipient
+    assert outbox.backlog.add(Kind.ANSWER, "flooder", ["answer"])  # a refusal makes room
+    assert outbox.backlog.add(Kind.ANSWER, "ann", ["a0", "a1"])
+    assert not outbox.backlog.add(Kind.REFUSAL, "ben", ["b"])  # full in all
+    assert outbox.backlog.add(Kind.ANSWER, "ben", ["b"])  # the oldest refusal makes room
     assert len(outbox) == 5
     assert sorted(_drain(outbox)) == ["a0", "a1", "answer", "b", "r2"]
-    assert not outbox.add(Kind.ANSWER, "cy", ["c"] * 4)  # never fits
+    assert not outbox.backlog.add(Kind.ANSWER, "cy", ["c"] * 4)  # never fits
 
 
 def test_stale_refusals_are_dropped_answers_wait() -> None:
     outbox = _outbox(refusal_ttl=0.05)
-    outbox.add(Kind.REFUSAL, "ann", ["try again in 26 s"])
-    outbox.add(Kind.ANSWER, "ann", ["an answer"])
+    outbox.backlog.add(Kind.REFUSAL, "ann", ["try again in 26 s"])
+    outbox.backlog.add(Kind.ANSWER, "ann", ["an answer"])
     time.sleep(0.1)
-    outbox.add(Kind.REFUSAL, "ben", ["fresh"])
+    outbox.backlog.add(Kind.REFUSAL, "ben", ["fresh"])
     assert _drain(outbox) == ["an answer", "fresh"]
 
 
 def test_queries_are_forgotten_with_the_connection() -> None:
     outbox = _outbox()
     outbox.query("ann", "WHOIS ann")
-    outbox.add(Kind.ANSWER, "ann", ["kept"])
+    outbox.backlog.add(Kind.ANSWER, "ann", ["kept"])
     outbox.query("ben", "WHOIS ben")
     outbox.backlog.forget_queries()
     assert len(outbox) == 1 and _drain(outbox) == ["kept"]
