@@ -5,7 +5,9 @@ with git), answers every request; this module only carries requests to it
 and its answers back, in a subprocess so the event loop never waits on git.
 Only the read side is reachable: fetches, clones (shallow ones too) and
 pulls.  A push is refused here, before git sees it, and http-backend would
-refuse it anyway (anonymous receive-pack is off by default).
+refuse it anyway (anonymous receive-pack is off by default).  Only the
+public history is served: the refs the writer keeps for itself
+(refs/hill/*, a history it set aside) are hidden (uploadpack.hideRefs).
 
 A burst of clones waits its turn: a few git processes run at once (at a
 lower priority than the bot), the others queue, bounded in number and in
@@ -42,6 +44,13 @@ QUEUE = 200  # requests waiting for one, at most
 QUEUE_SECONDS = 60.0  # how long one waits, at most
 NICE = ("nice", "-n", "10")  # a clone never slows the bot's own work
 CHUNK = 1 << 16
+# the writer's own refs (refs/hill/diverged-*: a history it set aside) are
+# not the public history: git lists and serves none of them
+HIDDEN_REFS = {
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "uploadpack.hideRefs",
+    "GIT_CONFIG_VALUE_0": "refs/hill/",
+}
 # the request encodings aiohttp inflates (what it does not, git would misread)
 INFLATED = frozenset({"", "identity", "gzip", "deflate", "br", "zstd"})
 
@@ -139,6 +148,7 @@ class GitHttp:
         negotiations): so no Content-Encoding, and the inflated length."""
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            **HIDDEN_REFS,
             "GIT_PROJECT_ROOT": str(git_dir),
             "GIT_HTTP_EXPORT_ALL": "1",
             "PATH_INFO": path,

@@ -15,9 +15,11 @@ from __future__ import annotations
 import logging
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.errors import Busy, NotFound
+from hill.errors import BadRequest, Busy, NotFound
 from hill.layout import DataFolder
 from hill.logs import configure_logging
 from hill.store.queries import HillQueries
@@ -27,7 +29,7 @@ from hill.web import history_views, ladder_page, tournament_views, upload
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
-from hill.web.requestlog import AccessLog, quiet_client_errors
+from hill.web.requestlog import AccessLog, note_bad_request, quiet_client_errors
 from hill.web.state import READER, HillReader
 from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
@@ -65,11 +67,22 @@ def error_page(request: web.Request, status: int, message: str) -> web.Response:
 
 @web.middleware
 async def errors(request: web.Request, handler: web.Handler) -> web.StreamResponse:
-    """Proper error pages (JSON under /api/), never a traceback."""
+    """Proper error pages (JSON under /api/), never a traceback; a malformed
+    request is a 4xx with its reason, on one line of the log."""
     try:
         return await handler(request)
     except NotFound as error:
         return error_page(request, 404, str(error))
+    except BadRequest as error:
+        note_bad_request(request, str(error))
+        return error_page(request, error.status, str(error))
+    except (RequestPayloadError, HttpProcessingError) as error:  # a body aiohttp cannot read
+        reason = f"the request's body is malformed: {error}"
+        note_bad_request(request, reason)
+        return error_page(request, 400, reason)
+    except ConnectionResetError:  # the client left mid-request: nobody reads an answer
+        note_bad_request(request, "the client closed the connection before the whole request")
+        return error_page(request, 400, "the request was cut short")
     except Busy as error:
         response = error_page(request, 503, str(error))
         response.headers["Retry-After"] = str(error.retry_after)

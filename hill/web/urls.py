@@ -62,9 +62,18 @@ for _name, _path in PATHS.items():
 
 def site_url(request: web.Request) -> str:
     """The site's absolute URL, ending in "/": the configured public URL,
-    else the address this request came to."""
+    else the address this connection came to, as the socket has it (never
+    the request's Host header, which the client writes: a page, the feed or
+    the clone command must not send readers to a host an attacker named)."""
     configured = request.app.get(PUBLIC_URL, "")
-    return configured.rstrip("/") + "/" if configured else f"{request.url.origin()}/"
+    if configured:
+        return configured.rstrip("/") + "/"
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    if not sockname:
+        return "/"  # (the connection is gone: nobody reads the answer)
+    host, port = sockname[:2]
+    host = f"[{host}]" if ":" in host else host
+    return f"{'https' if request.secure else 'http'}://{host}:{port}/"
 
 
 class Urls:
