@@ -1,17 +1,24 @@
 """The hill's history over HTTP: a stock git client clones, fetches and
-pulls it from the web report, shallow or whole, and can never push."""
+pulls it from the web report, shallow or whole, and can never push; a
+client that reads its answer slowly holds no turn at git."""
 
 from __future__ import annotations
 
 import gzip
 import os
+import signal
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support.webhill import Server, build_hill, get, git, reference_programs
+
+from hill.config import HillSettings
+from hill.writers.hill import Hill
 
 
 @pytest.fixture(scope="module")
@@ -203,3 +210,43 @@ def test_every_service_value_is_checked(served, query: str) -> None:
     assert reply.status in (403, 404)
     if "receive-pack" in query.split("&SERVICE")[0]:
         assert reply.status == 403 and "read-only" in reply.text
+
+
+def incompressible_program(size: int, seed: int) -> bytes:
+    """A valid program of `size` bytes, nearly all of them random comment
+    bytes (no instruction character), which no compression shrinks."""
+    comment = np.array([b for b in range(256) if chr(b) not in "+-<>.,[](){}*%0123456789"])
+    noise = np.random.default_rng(seed).choice(comment, size).astype(np.uint8).tobytes()
+    return b"(>)*9([-]>)*21" + noise
+
+
+def test_clients_that_read_slowly_hold_no_turn(tmp_path: Path) -> None:
+    """4 clones that stop reading (SIGSTOP) while a history of about 18 MB
+    comes to them (more than the sockets' buffers hold) take none of the
+    4 turns at git from the clone after them."""
+    size = 6 << 20
+    hill = Hill(HillSettings(data_dir=tmp_path / "hill", size=5, max_program_bytes=size + 64))
+    for number in range(3):
+        hill.challenge("big", f"p{number}", incompressible_program(size, number))
+    server = Server(hill)
+    stopped = []
+    try:
+        for number in range(4):
+            clone = subprocess.Popen(
+                ["git", "clone", "--quiet", f"{server.url}/hill.git", tmp_path / f"slow{number}"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(0.3)  # its request sent, its answer coming
+            clone.send_signal(signal.SIGSTOP)
+            stopped.append(clone)
+        started = time.monotonic()
+        git("clone", "--quiet", f"{server.url}/hill.git", tmp_path / "reader")
+        print(f"a clone beside 4 stopped ones: {time.monotonic() - started:.1f} s")
+        assert (tmp_path / "reader" / "big.p2.bfjoust").stat().st_size == size + 14
+    finally:
+        for clone in stopped:
+            clone.kill()
+            clone.wait()
+        server.stop()
+        hill.close()

@@ -15,6 +15,12 @@ time; git does not retry, so a 503 is kept for a queue that is full or
 too slow.  Each clone is cheap because the writer keeps the history in
 one pack with a reachability bitmap (hill.history): git sends that pack as
 it is rather than compressing every object again.
+
+No client holds a turn at its own pace: a request's body is read before it
+takes one, and git's whole answer is kept (in memory up to SPOOL_MEMORY,
+then in a temporary file) and the turn given back before the answer is
+sent, so a client that reads slowly (or not at all) holds only its
+connection, which is cut once it has read nothing for STALL_SECONDS.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ import contextlib
 import logging
 import os
 import re
+import tempfile
 from pathlib import Path
+from typing import IO
 
 from aiohttp import web
 
@@ -37,7 +45,9 @@ PREFIX = "/hill.git"
 SMART_PATHS = re.compile(r"/(info/refs|git-upload-pack)")
 READ_SERVICE = "git-upload-pack"
 MAX_REQUEST_BYTES = 8 << 20  # a fetch's negotiation: wants and haves
-TIME_LIMIT = 120.0  # seconds for one request, then git is stopped
+TIME_LIMIT = 120.0  # seconds for git to answer one request, then it is stopped
+SPOOL_MEMORY = 1 << 20  # of an answer kept in memory; the rest in a temporary file
+STALL_SECONDS = 30.0  # a client that takes no part of its answer this long is cut off
 BODY_SECONDS = 30.0  # to send a request's body
 CONCURRENT = 4  # git processes at once
 QUEUE = 200  # requests waiting for one, at most
@@ -117,9 +127,12 @@ class GitHttp:
         if not await self._turn():
             return _refusal(503, "busy: too many clones at once; try again shortly", retry=10)
         try:
-            return await self._run_backend(request, git_dir, path, body)
+            answer = await self._run_backend(request, git_dir, path, body)
         finally:
             self.slots.release()
+        if isinstance(answer, web.Response):
+            return answer
+        return await _send(request, *answer)
 
     async def _turn(self) -> bool:
         """Wait for a git slot (then hold it); False when the queue is full
@@ -165,7 +178,9 @@ class GitHttp:
 
     async def _run_backend(
         self, request: web.Request, git_dir: Path, path: str, body: bytes
-    ) -> web.StreamResponse:
+    ) -> web.Response | tuple[int, dict[str, str], IO[bytes]]:
+        """git's answer whole: its status, its headers and its body (a
+        spooled file, read from the start); or a refusal."""
         process = await asyncio.create_subprocess_exec(
             *NICE,
             "git",
@@ -177,25 +192,27 @@ class GitHttp:
         )
         assert process.stdin and process.stdout and process.stderr
         feeding = asyncio.create_task(_feed(body, process.stdin))
-        response: web.StreamResponse | None = None
+        spool = tempfile.SpooledTemporaryFile(SPOOL_MEMORY)  # noqa: SIM115 (_send closes it)
+        answer: web.Response | tuple[int, dict[str, str], IO[bytes]]
         try:
             async with asyncio.timeout(TIME_LIMIT):
                 status, headers = await _read_cgi_headers(process.stdout)
-                response = web.StreamResponse(status=status, headers=headers)
-                await response.prepare(request)
                 while chunk := await process.stdout.read(CHUNK):
-                    await response.write(chunk)
+                    spool.write(chunk)
                 await feeding
-                await response.write_eof()
                 # before `finally`: killing a git that has exited but not been
                 # waited for would reap it behind asyncio's back (Popen.kill
                 # polls first), and its status would be lost
                 await process.wait()
+            spool.seek(0)
+            answer = (status, headers, spool)
         except TimeoutError:
             log.warning("git http-backend took over %g s; stopped", TIME_LIMIT)
-            if response is None:
-                return _refusal(503, "git took too long; try again later", retry=60)
-            # the answer had begun: the client sees a cut-off transfer and says so
+            spool.close()
+            answer = _refusal(503, "git took too long; try again later", retry=60)
+        except BaseException:
+            spool.close()
+            raise
         finally:
             feeding.cancel()
             if process.returncode is None:
@@ -204,7 +221,29 @@ class GitHttp:
             errors = await process.stderr.read()
             if await process.wait() not in (0, -9):
                 log.warning("git http-backend failed: %s", errors.decode(errors="replace")[:300])
-        return response
+        return answer
+
+
+async def _send(
+    request: web.Request, status: int, headers: dict[str, str], body: IO[bytes]
+) -> web.StreamResponse:
+    """git's answer to the client at the client's pace (no turn held); a
+    client that takes nothing for STALL_SECONDS is cut off."""
+    response = web.StreamResponse(status=status, headers=headers)
+    with body:
+        response.content_length = body.seek(0, 2)
+        body.seek(0)
+        await response.prepare(request)
+        try:
+            while chunk := body.read(CHUNK):
+                async with asyncio.timeout(STALL_SECONDS):
+                    await response.write(chunk)
+            await response.write_eof()
+        except TimeoutError:
+            log.info("a git client read nothing for %g s; cut off", STALL_SECONDS)
+            if request.transport is not None:
+                request.transport.abort()
+    return response
 
 
 def _refusal(status: int, text: str, *, retry: int | None = None) -> web.Response:
