@@ -98,15 +98,38 @@ def status_of(answer: bytes) -> int:
     return int(answer.split(b"\r\n", 1)[0].split()[1])
 
 
+def family(pid: int) -> list[int]:
+    """A process and its descendants (the bot and its web report's process)."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
 def cpu_seconds(pid: int) -> float:
-    """User and system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User and system CPU time a process and its descendants have used so far."""
+    total = 0
+    for member in family(pid):
+        try:
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def descriptors(pid: int) -> int:
     """The file descriptors a process holds open."""
-    return len(os.listdir(f"/proc/{pid}/fd"))
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
 
 
 async def wait_for(condition, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
