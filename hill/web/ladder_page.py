@@ -16,6 +16,7 @@ from aiohttp import web
 from hill.ladder.report import board_json
 from hill.store.archive import board_mark, read_board
 from hill.store.database import Database
+from hill.web.builds import View
 from hill.web.reader_thread import ThreadedReader, serve
 from hill.web.views import page
 
@@ -30,11 +31,13 @@ class LadderReader(ThreadedReader):
         self.db = db
         self._cached: tuple[Any, dict[str, Any]] | None = None
 
-    async def data(self) -> dict[str, Any]:
-        key = await self._run(self._version)
+    async def view(self) -> View:
+        """The page's data, with what it depends on (builds.py)."""
+        key = await self._shared(self._version)
         if self._cached is None or self._cached[0] != key:
             self._cached = (key, await self._run(self._load))
-        return self._cached[1]
+        data = self._cached[1]
+        return View(("ladder", key), lambda: data)
 
     def _version(self) -> tuple[int | None, ...]:
         """What the page depends on, cheaply: the standing, the pool, the hill."""
@@ -66,8 +69,8 @@ LADDER = web.AppKey("ladder", LadderReader)
 
 
 @page("ladder", "ladder.html", table=routes)
-async def ladder(request: web.Request) -> dict[str, Any]:
-    return await request.app[LADDER].data()
+async def ladder(request: web.Request) -> View:
+    return await request.app[LADDER].view()
 
 
 def setup(app: web.Application, db: Database) -> None:

@@ -31,6 +31,7 @@ from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
 from hill.web import history_views, ladder_page, tournament_views, upload
+from hill.web.builds import Builds
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.connections import (
     ConnectionGuard,
@@ -44,7 +45,7 @@ from hill.web.requestlog import AccessLog, note_bad_request, quiet_client_errors
 from hill.web.state import READER, HillReader
 from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
-from hill.web.views import TRACES, json_response, routes
+from hill.web.views import BUILDS, TRACES, json_response, routes
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +138,7 @@ def create_app(
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,
     )
+    app[BUILDS] = Builds(settings.page_workers, settings.page_queue, settings.page_cache_mb << 20)
     app[upload.UPLOADS] = upload.Uploads(
         UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
     )
@@ -155,6 +157,7 @@ async def _close_threads(app: web.Application) -> None:
     app[READER].close()
     app[TRACES].close()
     app[HISTORY].close()
+    app[BUILDS].close()
 
 
 class Serving:
@@ -167,6 +170,10 @@ class Serving:
         self.runner = runner
         self.listening = listening
         self.guard = guard
+
+    @property
+    def app(self) -> web.Application:
+        return self.runner.app
 
     @property
     def addresses(self) -> list[Any]:
