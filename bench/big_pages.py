@@ -25,36 +25,31 @@ import argparse
 import asyncio
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
 from pools import CACHE
-from trace_load import Sampler, prober_once_joined
+from trace_load import Watch, start_bot
 
-from bot.ircd import free_port, start_ngircd
 from hill.config import HillSettings
 from hill.engine.varied import reference_pool, varied_pool
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 
-CHANNEL = "#bfjoust"
 PAGES = [
+    "/tournament/1",
+    "/api/tournament/1",
     "/",
+    "/api/standings",
     "/matrix",
     "/ladder",
+    "/api/ladder",
     "/tournaments",
     "/history",
     "/history.atom",
-    "/tournament/1",
-    "/api/tournament/1",
-    "/api/standings",
-    "/api/ladder",
 ]
 
 
@@ -161,29 +156,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder_name:
         folder = Path(folder_name)
         shutil.copytree(data, folder / "var")
-        irc_port, web_port = free_port(), free_port()
-        ircd = start_ngircd(folder / "ircd", irc_port, [CHANNEL])
-        config = folder / "hill.toml"
-        config.write_text(
-            f'[hill]\ndata_dir = "var"\n\n[irc]\nport = {irc_port}\nnick = "hillbot"\n'
-            f'channels = ["{CHANNEL}"]\nmessages_per_second = 2.0\n\n[web]\nport = {web_port}\n'
-            f"own_process = {str(not args.in_process).lower()}\n\n[ladder]\nenabled = false\n"
-        )
-        with (folder / "bot.log").open("w") as log:
-            bot = subprocess.Popen(
-                [sys.executable, "-m", "hill", "bot", "--config", str(config)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        own = f"own_process = {str(not args.in_process).lower()}\n"
+        ircd, bot, irc_port, web_port = start_bot(folder, web=own)
         try:
-            prober = prober_once_joined(irc_port, web_port)
-            alone, whole = Sampler([bot.pid], children=False), Sampler([bot.pid])
-            threads = [threading.Thread(target=t.run) for t in (alone, whole, prober)]
-            for thread in threads:
-                thread.start()
-            time.sleep(3)  # a baseline
-            before = (max(alone.samples), max(whole.samples))
-            calm = len(prober.latencies)
+            watch = Watch(bot.pid, irc_port, web_port, "its web process")
             base = f"http://127.0.0.1:{web_port}"
             for number in range(args.rounds):
                 results, took = asyncio.run(burst(base, args.concurrent, PAGES))
@@ -192,21 +168,7 @@ def main() -> None:
                     + (" (the pages built before)" if number else " (nothing built yet)")
                 )
                 report(results, took)
-            time.sleep(3)
-            alone.running = whole.running = prober.running = False
-            for thread in threads:
-                thread.join()
-            peaks = (max(alone.samples), max(whole.samples))
-            whats = ("the bot alone", "the bot with its web process")
-            for what, was, top in zip(whats, before, peaks, strict=True):
-                print(f"memory of {what}: {was >> 20} MB before, peak {top >> 20} MB,", end=" ")
-                print(f"+{(top - was) >> 20} MB")
-            during = prober.latencies[calm:]
-            print(
-                f"IRC !bfjoust-rank during and after: {len(during)} answers, slowest"
-                f" {max(during):.2f} s, median {statistics.median(during):.2f} s;"
-                f" unanswered {prober.unanswered}"
-            )
+            watch.report()
         finally:
             bot.terminate()
             bot.wait(timeout=60)
