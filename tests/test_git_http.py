@@ -4,13 +4,18 @@ client that reads its answer slowly holds no turn at git."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
+import select
 import signal
+import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +23,7 @@ import pytest
 from support.webhill import Server, build_hill, get, git, reference_programs
 
 from hill.config import HillSettings
+from hill.web import git_http
 from hill.writers.hill import Hill
 
 
@@ -149,10 +155,20 @@ def test_a_fetch_that_negotiates_with_a_compressed_request(
     clone = tmp_path / "clone"
     git("clone", "--quiet", f"{server.url}/hill.git", clone)
     git("config", "protocol.version", protocol, cwd=clone)
-    for number in range(60):  # the player's own commits, which the hill never saw
+    # the player's own commits, which the hill never saw, dated after the
+    # hill's (git offers its newest first: a tie in the same second could
+    # offer a common commit first and end the negotiation in one request)
+    later = int(time.time()) + 3600
+    for number in range(60):
         (clone / "mine.txt").write_text(f"{number}\n")
         git("add", "mine.txt", cwd=clone)
-        git("commit", "--quiet", "-m", f"mine {number}", cwd=clone)
+        date = {"GIT_COMMITTER_DATE": f"@{later + number} +0000"}
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"mine {number}"],
+            cwd=clone,
+            env={**os.environ, **date},
+            check=True,
+        )
     add_changes(hill, 5)
     said = traced_git("fetch", "origin", cwd=clone)
     if protocol == "2":  # (version 0 negotiates in smaller requests here)
@@ -250,3 +266,81 @@ def test_clients_that_read_slowly_hold_no_turn(tmp_path: Path) -> None:
             clone.wait()
         server.stop()
         hill.close()
+
+
+def trickle(url: str, stop: threading.Event) -> bytes:
+    """A fetch whose body comes a byte every 0.2 s (of 100,000 announced),
+    until the server answers or `stop`; the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    head = (
+        "POST /hill.git/git-upload-pack HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        "Content-Type: application/x-git-upload-pack-request\r\nContent-Length: 100000\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(head.encode())
+        while not stop.is_set():
+            if select.select([connection], [], [], 0.2)[0]:
+                break
+            try:
+                connection.sendall(b"0")
+            except OSError:
+                break
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := connection.recv(65536):
+                answer += chunk
+    return answer
+
+
+def test_clients_that_send_slowly_hold_no_turn(served, monkeypatch, tmp_path: Path) -> None:
+    """8 fetches trickling their request (twice the turns at git) take no
+    turn from a clone beside them; each is cut off with a 408 once it has
+    taken BODY_SECONDS."""
+    server, hill = served
+    monkeypatch.setattr(git_http, "BODY_SECONDS", 5.0)
+    stop = threading.Event()
+    with ThreadPoolExecutor(8) as pool:
+        trickling = [pool.submit(trickle, server.url, stop) for _ in range(8)]
+        try:
+            time.sleep(1)
+            started = time.monotonic()
+            clone = tmp_path / "clone"
+            git("clone", "--quiet", f"{server.url}/hill.git", clone)
+            took = time.monotonic() - started
+            still = sum(not t.done() for t in trickling)
+            answers = [t.result(timeout=30) for t in trickling]
+        finally:
+            stop.set()
+    print(f"a clone beside 8 trickling fetches: {took:.1f} s")
+    assert commits(clone) == commits(hill.settings.data_dir / "hill-repo")
+    assert still == 8  # they were all there while it cloned
+    assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), [a[:100] for a in answers]
+
+
+def test_the_writers_refs_are_not_served(served, tmp_path: Path) -> None:
+    """refs/hill/* (a history the writer set aside) are neither listed nor
+    fetched by name, nor mirrored."""
+    server, hill = served
+    origin = hill.settings.data_dir / "hill-repo"
+    aside = git("commit-tree", "-p", "HEAD", "-m", "set aside", "HEAD^{tree}", cwd=origin).strip()
+    git("update-ref", "refs/hill/diverged-1", aside, cwd=origin)
+    try:
+        clone = tmp_path / "clone"
+        git("clone", "--quiet", f"{server.url}/hill.git", clone)
+        for protocol in ("0", "2"):
+            said = git(
+                "-c",
+                f"protocol.version={protocol}",
+                "fetch",
+                "origin",
+                "refs/hill/diverged-1",
+                cwd=clone,
+                check=False,
+            )
+            assert "couldn't find remote ref" in said, said
+        mirror = tmp_path / "mirror"
+        git("clone", "--quiet", "--mirror", f"{server.url}/hill.git", mirror)
+        assert "refs/hill/" not in git("for-each-ref", cwd=mirror)
+        assert "refs/heads/main" in git("for-each-ref", cwd=mirror)
+    finally:
+        git("update-ref", "-d", "refs/hill/diverged-1", cwd=origin)

@@ -1,7 +1,8 @@
 """Hostile requests to a real bot's web report (the bot process with its web
 report and a real ngircd): malformed uploads (a truncated body, a multipart
-without a boundary, real curl's `-F 'code=(...'`) are each a 4xx with a
-one-line reason and one log line; a multipart bomb on one's own upload link
+without a boundary, real curl's `-F 'code=(...'`, a gzip body that is not
+gzip) and malformed requests to /hill.git are each a 4xx with a one-line
+reason and one log line; a multipart bomb on one's own upload link
 costs the bot next to nothing and uses the link up; the Host header is
 never reflected into absolute links; static files and thumbnails are not
 logged at INFO.  No assertion on speed: IRC answering at all while the web
@@ -64,12 +65,13 @@ def log_since(bot: BotProcess, offset: int) -> list[str]:
 
 
 def multipart_request(
-    path: str, body: bytes, content_type: str, length: int | None = None
+    path: str, body: bytes, content_type: str, length: int | None = None, more: str = ""
 ) -> bytes:
+    """A POST of `body` (`more`: more header lines, each ending in CRLF)."""
     size = len(body) if length is None else length
     head = (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        f"Content-Type: {content_type}\r\nContent-Length: {size}\r\n\r\n"
+        f"Content-Type: {content_type}\r\nContent-Length: {size}\r\n{more}\r\n"
     )
     return head.encode() + body
 
@@ -111,6 +113,20 @@ def test_malformed_uploads_are_4xx_with_a_reason(hillbot: BotProcess) -> None:
             answers["not a form"] = raw_http(
                 link, multipart_request(path, PAREN.encode(), "text/plain")
             )
+            gzipped = "Content-Encoding: gzip\r\n"
+            answers["gzip that is not"] = raw_http(
+                link,
+                multipart_request(path, good, "multipart/form-data; boundary=XyZ", more=gzipped),
+            )
+            # and git's endpoint: a body that is not git's protocol, or not gzip
+            git = "application/x-git-upload-pack-request"
+            answers["git: not git's protocol"] = raw_http(
+                link, multipart_request("/hill.git/git-upload-pack", b"hello", git)
+            )
+            answers["git: gzip that is not"] = raw_http(
+                link,
+                multipart_request("/hill.git/git-upload-pack", b"hello", git, more=gzipped),
+            )
             curl = subprocess.run(
                 ["curl", "-s", "-i", "-F", f"code={PAREN}", link],
                 capture_output=True,
@@ -123,6 +139,10 @@ def test_malformed_uploads_are_4xx_with_a_reason(hillbot: BotProcess) -> None:
         for what, (status, answer) in answers.items():
             assert 400 <= status < 500, (what, answer[:300])
             assert b"Traceback" not in answer and b"went wrong" not in answer, what
+            if what.startswith("git"):  # in plain text, as git shows it to its user
+                reason = answer.split(b"\r\n\r\n", 1)[1]
+                assert reason.count(b"\n") == 1 and b"<" not in reason, (what, reason)
+        assert b"protocol error" in answers["git: not git's protocol"][1]  # git's own reason
         assert b"--form-string" in answers["curl -F 'code=(...'"][1]  # says what to do
         lines = log_since(hillbot, start)
         bad = [line for line in lines if "bad request" in line]

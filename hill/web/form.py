@@ -32,6 +32,7 @@ from multipart import (
 
 from hill.errors import BadUpload
 from hill.threads import Threads
+from hill.web.requestlog import unreadable
 
 CHUNK = 65536
 BODY_SECONDS = 30.0  # to send the whole form
@@ -85,7 +86,7 @@ async def _read_body(request: web.Request, limit: int) -> bytes | None:
     except TimeoutError:
         raise BadUpload(f"the form took over {BODY_SECONDS:g} s to send", 408) from None
     except RequestPayloadError as error:  # a chunked body cut or malformed
-        raise BadUpload(f"the request's body is malformed: {error}") from None
+        raise BadUpload(f"the request's body is malformed: {unreadable(error)}") from None
     if request.content_length is not None and len(body) != request.content_length:
         raise BadUpload("the request's body is shorter than its Content-Length")
     return bytes(body)

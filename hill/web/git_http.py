@@ -7,7 +7,12 @@ Only the read side is reachable: fetches, clones (shallow ones too) and
 pulls.  A push is refused here, before git sees it, and http-backend would
 refuse it anyway (anonymous receive-pack is off by default).  Only the
 public history is served: the refs the writer keeps for itself
-(refs/hill/*, a history it set aside) are hidden (uploadpack.hideRefs).
+(refs/hill/*, a history it set aside) are hidden (uploadpack.hideRefs):
+never listed, fetched by name or mirrored.  (Protocol v2 serves any
+commit the repository holds to a client that names it by its id, so a
+set-aside commit whose id was handed out before stays fetchable; it was
+public history.)  A request git cannot read (not its protocol) is a 400
+with git's own reason, in one log line.
 
 A burst of clones waits its turn: a few git processes run at once (at a
 lower priority than the bot), the others queue, bounded in number and in
@@ -36,6 +41,7 @@ from typing import IO
 
 from aiohttp import web
 
+from hill.web.requestlog import note_bad_request
 from hill.web.urls import site_url
 
 log = logging.getLogger(__name__)
@@ -218,9 +224,17 @@ class GitHttp:
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-            errors = await process.stderr.read()
-            if await process.wait() not in (0, -9):
-                log.warning("git http-backend failed: %s", errors.decode(errors="replace")[:300])
+            said = (await process.stderr.read()).decode(errors="replace")
+            failed = await process.wait() not in (0, -9)
+        if isinstance(answer, tuple) and _nothing_said(answer) and (failed or answer[0] >= 400):
+            # git answered nothing a client could show (a malformed request):
+            # a 4xx with git's reason, on the one line of a bad request
+            answer[2].close()
+            reason = f"git could not serve this request: {_first_line(said) or 'no reason given'}"
+            note_bad_request(request, reason)
+            return _refusal(max(answer[0], 400), reason)
+        if failed:
+            log.warning("git http-backend failed: %s", _first_line(said))
         return answer
 
 
@@ -244,6 +258,19 @@ async def _send(
             if request.transport is not None:
                 request.transport.abort()
     return response
+
+
+def _nothing_said(answer: tuple[int, dict[str, str], IO[bytes]]) -> bool:
+    _, _, body = answer
+    empty = body.seek(0, 2) == 0
+    body.seek(0)
+    return empty
+
+
+def _first_line(said: str) -> str:
+    """git's complaint (its first line of errors), short."""
+    lines = [line.strip() for line in said.splitlines() if line.strip()]
+    return lines[0][:200] if lines else ""
 
 
 def _refusal(status: int, text: str, *, retry: int | None = None) -> web.Response:

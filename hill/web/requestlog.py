@@ -6,7 +6,8 @@ broken header) as an error with the whole traceback, from its
 `aiohttp.server` logger, and then once more in the access log as "UNKNOWN /".
 Anyone can send those, so they are the client's fault and worth one line:
 the access log says "bad HTTP request" with aiohttp's reason, and the
-traceback is dropped.  A request whose body or form is malformed (the
+traceback is dropped (and so is the one of a body it cannot read, which
+the handler answered already).  A request whose body or form is malformed (the
 handler calls `note_bad_request`) is one line too, with the reason it was
 refused.  Static files and battle thumbnails (a tournament's crosstable
 pulls in hundreds) are logged at DEBUG only.
@@ -15,10 +16,12 @@ pulls in hundreds) are logged at DEBUG only.
 from __future__ import annotations
 
 import logging
+import re
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_log import AccessLogger
+from aiohttp.web_protocol import RequestPayloadError
 
 REASON_CHARS = 120
 QUIET_PATHS = ("/static/", "/thumbnail")  # what a page pulls in: logged at DEBUG
@@ -28,6 +31,12 @@ BAD_REQUEST = "bad_request"  # the request's key for why it was refused
 def note_bad_request(request: web.BaseRequest, reason: str) -> None:
     """Say why a malformed request was refused: its access line gives the reason."""
     request[BAD_REQUEST] = reason
+
+
+def unreadable(error: Exception) -> str:
+    """Why aiohttp could not read a request's body, on one line (it says
+    "400, message:" then the reason on a line of its own)."""
+    return re.sub(r"^\d{3}, message: ", "", " ".join(str(error).split()))
 
 
 class AccessLog(AccessLogger):
@@ -77,11 +86,13 @@ def _short(text: str) -> str:
 
 
 class _DropClientErrors(logging.Filter):
-    """Drops aiohttp's traceback of a request it could not parse (AccessLog reports it)."""
+    """Drops aiohttp's traceback of a request it could not parse, or of a
+    body it could not read (a gzip body that is not gzip: aiohttp meets it
+    again when it drains the rest after the answer); AccessLog reports both."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, HttpProcessingError)
+        return not isinstance(error, (HttpProcessingError, RequestPayloadError))
 
 
 _FILTER = _DropClientErrors()

@@ -41,7 +41,7 @@ from hill.web.connections import (
 )
 from hill.web.git_http import GitHttp
 from hill.web.render import render
-from hill.web.requestlog import AccessLog, note_bad_request, quiet_client_errors
+from hill.web.requestlog import AccessLog, note_bad_request, quiet_client_errors, unreadable
 from hill.web.state import READER, HillReader
 from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
@@ -63,7 +63,7 @@ SECURITY_HEADERS = {
 
 
 # paths that answer text, errors included
-TEXT_PATHS = ("/source/", "/code/")
+TEXT_PATHS = ("/source/", "/code/", "/hill.git/")
 
 
 def error_page(request: web.Request, status: int, message: str) -> web.Response:
@@ -89,7 +89,7 @@ async def errors(request: web.Request, handler: web.Handler) -> web.StreamRespon
         note_bad_request(request, str(error))
         return error_page(request, error.status, str(error))
     except (RequestPayloadError, HttpProcessingError) as error:  # a body aiohttp cannot read
-        reason = f"the request's body is malformed: {error}"
+        reason = f"the request's body is malformed: {unreadable(error)}"
         note_bad_request(request, reason)
         return error_page(request, 400, reason)
     except ConnectionResetError:  # the client left mid-request: nobody reads an answer
