@@ -72,7 +72,8 @@ class WebSettings:
     enabled: bool = True
     bind: str = "127.0.0.1"
     port: int = 8080
-    public_url: str = ""  # the URL players are given; default http://bind:port/
+    public_url: str = ""  # the URL players are given; default http://bind:port/ (pages:
+    # the address the connection came to, never its Host header)
     trace_workers: int = 2  # battles traced at once for the viewer
     trace_queue: int = 16  # battles waiting to be traced; more are answered 503
     trace_cache_mb: int = 32  # traced battles kept (compressed), in MB
