@@ -5,7 +5,9 @@ Builds (once, then kept in bench/output/, ignored by git) a hill whose
 archive holds 1024 programs (the 98 reference programs and 926 varied ones,
 each submitted to the default 47-program hill, one commit each) and the
 round robin of that archive, played for real by the hill's tournament
-writer on every local core (523,776 matches, each joust stored).  Then,
+writer on every local core (523,776 matches, each joust stored), and the
+all-time ladder's standing over the archive (from those jousts: every pair
+has met, so the ladder plays nothing and its refit is stored).  Then,
 in a copy, it starts a real ngircd and `bfjoust bot`, and while a player asks
 `!bfjoust-rank` on IRC every second it sends 200 requests at once over the
 heaviest pages: `/`, `/matrix`, `/ladder`, `/tournaments`, `/history`, the
@@ -37,6 +39,7 @@ from trace_load import Watch, start_bot
 from hill.config import HillSettings
 from hill.engine.varied import reference_pool, varied_pool
 from hill.writers.hill import Hill
+from hill.writers.ladder import ArchiveLadder
 from hill.writers.tournaments import HillTournaments
 
 PAGES = [
@@ -74,6 +77,15 @@ def build(folder: Path, programs: int, seed: int = 7) -> None:
     )
 
 
+def ladder(folder: Path) -> None:
+    """The ladder's standing over the archive, refitted and stored."""
+    started = time.monotonic()
+    hill = Hill(HillSettings(data_dir=folder))
+    played = ArchiveLadder(hill).step(0)
+    hill.close()
+    print(f"the ladder's standing stored in {time.monotonic() - started:.0f} s ({played} jousts)")
+
+
 def archive(programs: int) -> Path:
     """The built data folder, from the cache (built if missing)."""
     folder = CACHE / f"big-archive-{programs}"
@@ -82,6 +94,9 @@ def archive(programs: int) -> Path:
         folder.mkdir(parents=True)
         build(folder / "var", programs)
         (folder / "done").write_text("")
+    if not (folder / "ladder-done").exists():  # (an archive cached before the ladder was)
+        ladder(folder / "var")
+        (folder / "ladder-done").write_text("")
     return folder / "var"
 
 
