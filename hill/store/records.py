@@ -301,15 +301,17 @@ def settled_result(db: Database, tournament_id: int) -> SettledResult | None:
             select(MatchRow.round, MatchRow.a, MatchRow.b, MatchRow.status, MatchRow.margin)
             .where(MatchRow.tournament_id == tournament_id)
             .order_by(MatchRow.round, MatchRow.board)
+            .execution_options(yield_per=10_000)  # rows a batch at a time, not all at once
         )
         played: dict[int, list[MatchResult]] = {number: [] for number in byes}
         unsettled: set[int] = set()
         committed = 0
+        names = {e.name: e.name for e in entrants}  # one string a name, not two a row
         for number, a, b, status, margin in session.execute(matches):
             if status == MatchStatus.COMMITTED:
                 committed += 1
                 if number not in unsettled:
-                    played[number].append(MatchResult(a, b, margin))
+                    played[number].append(MatchResult(names[a], names[b], margin))
             elif number not in unsettled:
                 unsettled.add(number)
                 played[number] = []
