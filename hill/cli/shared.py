@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from hill import engine
 from hill.errors import CommandError, ConfigError, NotReady, ParseError
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from hill.config import HillSettings, Settings
@@ -92,6 +94,15 @@ def open_hill(args: argparse.Namespace) -> Hill:
     from hill.writers.hill import Hill
 
     return Hill(hill_settings(args))
+
+
+def read_hill(args: argparse.Namespace, read: Callable[..., T], *more: object) -> T:
+    """`read(db, *more)` on the hill's database, opened to read, closed after."""
+    queries = open_queries(args)
+    try:
+        return read(queries.db, *more)
+    finally:
+        queries.close()
 
 
 def open_queries(args: argparse.Namespace) -> HillQueries:

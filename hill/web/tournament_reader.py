@@ -106,6 +106,31 @@ class TournamentReader(ThreadedReader):
 
         return View(("big", tournament_id, *mark), build)
 
+    async def whole(self, tournament_id: int) -> dict[str, Any]:
+        """The tournament's page data whole (tournament_data.detail), whatever
+        its size, as a contest's page shows it; NotFound if there is none."""
+        mark = await self._shared(self._mark, tournament_id)
+        return await self._run(self._page, tournament_id, mark)
+
+    async def ranked(self, tournament_id: int) -> tuple[list[str], dict[str, str], int]:
+        """The entrants best first (as entered before any result), each one's
+        code hash, and the matches committed; a big tournament's from its
+        Table.  NotFound if there is none."""
+        mark = await self._shared(self._mark, tournament_id)
+        return await self._run(self._ranked, tournament_id, mark)
+
+    def _ranked(
+        self, tournament_id: int, mark: records.Mark
+    ) -> tuple[list[str], dict[str, str], int]:
+        if self._big(tournament_id):
+            table = self._table(tournament_id)
+            standings, entrants, programs = table.standings, table.names, table.programs
+        else:
+            detail = self._page(tournament_id, mark)
+            result, programs = detail["result"], detail["programs"]
+            standings, entrants = result.get("standings", []), result["entrants"]
+        return [row["name"] for row in standings] or list(entrants), programs, mark[0]
+
     def _mark(self, tournament_id: int) -> records.Mark:
         mark = records.progress_mark(self.db, tournament_id)
         if mark is None:
