@@ -171,6 +171,25 @@ async def flood(base: str, paths: list[str], count: int) -> tuple[list[float], i
     return list(took), told
 
 
+def test_a_big_tournaments_strategy_map_is_of_its_leaders(
+    hillbot: BotProcess, expected: tuple[Path, dict[str, Any]]
+) -> None:
+    """The strategy map of a tournament in pieces: its first entrants in
+    standings order (read from its table, not its whole page)."""
+    _, whole = expected
+    leaders = [row["name"] for row in whole["result"]["standings"]]
+    strategy = api(hillbot, "/api/tournament/1/strategy")
+    assert strategy["size"] == PROGRAMS
+    assert sorted(strategy["programs"]) == sorted(leaders[: strategy["shown"]])
+    assert 0 < strategy["shown"] < PROGRAMS
+    page = get(bot_url(hillbot) + "/tournament/1/strategy")
+    assert page.status == 200 and leaders[0] in page.text
+
+
+def bot_url(bot: BotProcess) -> str:
+    return bot.url.rstrip("/")  # type: ignore[attr-defined,no-any-return]
+
+
 def rss(pids: list[int]) -> int:
     total = 0
     for pid in pids:
