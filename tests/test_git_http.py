@@ -155,18 +155,27 @@ def test_a_fetch_that_negotiates_with_a_compressed_request(
     clone = tmp_path / "clone"
     git("clone", "--quiet", f"{server.url}/hill.git", clone)
     git("config", "protocol.version", protocol, cwd=clone)
-    # the player's own commits, which the hill never saw, dated after the
-    # hill's (git offers its newest first: a tie in the same second could
-    # offer a common commit first and end the negotiation in one request)
-    later = int(time.time()) + 3600
-    for number in range(60):
+    for number in range(60):  # the player's own commits, which the hill never saw
         (clone / "mine.txt").write_text(f"{number}\n")
         git("add", "mine.txt", cwd=clone)
-        date = {"GIT_COMMITTER_DATE": f"@{later + number} +0000"}
+        # dated after every commit of the hill, so that git's first round of
+        # haves (the 16 newest) holds none the server knows, whatever the clock
+        date = f"@{2_000_000_000 + number} +0000"
+        env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
         subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", f"mine {number}"],
+            [
+                "git",
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "commit",
+                "--quiet",
+                "-m",
+                f"mine {number}",
+            ],
             cwd=clone,
-            env={**os.environ, **date},
+            env=env,
             check=True,
         )
     add_changes(hill, 5)
