@@ -106,7 +106,7 @@ class WebChild:
                 log.warning("%s; trying again in %g s", error, pause)
 
     async def cleanup(self) -> None:
-        """Stop the child (SIGTERM, then SIGKILL after STOP_SECONDS)."""
+        """Stop the child (its stdin closed, then SIGKILL after STOP_SECONDS)."""
         self._stopping = True
         if self._watching is not None:
             self._watching.cancel()
@@ -117,18 +117,18 @@ class WebChild:
 
 
 async def _end(process: asyncio.subprocess.Process) -> None:
+    """Stop the child: the end of its stdin is its signal (it sends itself
+    SIGTERM; a second one from here could reach it while its event loop
+    closes, and Python would print a traceback); SIGKILL after STOP_SECONDS."""
     if process.stdin is not None:
         process.stdin.close()
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signal.SIGTERM)
-        try:
-            async with asyncio.timeout(STOP_SECONDS):
-                await process.wait()
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
+    try:
+        async with asyncio.timeout(STOP_SECONDS):
             await process.wait()
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
 
 
 def main() -> None:
@@ -151,9 +151,11 @@ def main() -> None:
 
 
 def _stop_when_parent_goes() -> None:
-    """stdin ends when the bot closes it or dies: stop as on SIGTERM."""
+    """stdin ends when the bot closes it or dies: stop as on SIGTERM.  (Read
+    with os.read: a daemon thread inside the buffered reader when the
+    interpreter exits would hold its lock, and Python would abort.)"""
     with contextlib.suppress(OSError):
-        while sys.stdin.buffer.read(65536):
+        while os.read(sys.stdin.fileno(), 65536):
             pass
     os.kill(os.getpid(), signal.SIGTERM)
 
