@@ -209,6 +209,10 @@ def test_list_and_show_and_their_errors(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, "-m", "hill", "tournament", *args, *data],
                               capture_output=True, text=True, timeout=300)  # fmt: skip
 
+    none = command("list")  # no hill yet: said, and nothing created
+    assert (none.returncode, none.stderr) == (1, f"there is no hill at {tmp_path}: "
+                                              f"`bfjoust hill init --data {tmp_path}` creates one\n")  # fmt: skip
+    Hill(HillSettings(data_dir=tmp_path), jobs=1).close()
     empty = command("list")
     assert empty.stdout.startswith("no tournaments yet: `bfjoust tournament create POOL")
     assert json.loads(command("list", "--json").stdout) == {"tournaments": []}
