@@ -210,8 +210,8 @@ def test_list_and_show_and_their_errors(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=300)  # fmt: skip
 
     none = command("list")  # no hill yet: said, and nothing created
-    assert (none.returncode, none.stderr) == (1, f"there is no hill at {tmp_path}: "
-                                              f"`bfjoust hill init --data {tmp_path}` creates one\n")  # fmt: skip
+    assert none.returncode == 1
+    assert none.stderr.startswith(f"there is no hill at {tmp_path}: `bfjoust hill init")
     Hill(HillSettings(data_dir=tmp_path), jobs=1).close()
     empty = command("list")
     assert empty.stdout.startswith("no tournaments yet: `bfjoust tournament create POOL")
