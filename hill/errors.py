@@ -11,6 +11,7 @@ brackets):
     ├── ConfigError [ValueError] a bad configuration: the file and the key
     ├── CommandError            a command-line refusal: one line on stderr, exit status 1
     ├── TournamentError         bad input to a tournament (pool, option, cluster)
+    │   └── Cancelled           an admin cancelled the tournament: it stops where it is
     ├── LedgerError [RuntimeError] a change the tournament ledger does not allow (a bug)
     ├── QueueFull               as many requests wait as may
     ├── LinkRefused             an upload link that takes no upload (unknown, used, expired)
@@ -79,6 +80,11 @@ class CommandError(Error):
 
 class TournamentError(Error):
     """Bad input to a tournament (a bad pool, option or cluster): one clear message."""
+
+
+class Cancelled(TournamentError):
+    """An admin cancelled the tournament being played: it stops where it is,
+    its result the matches committed so far."""
 
 
 class LedgerError(Error, RuntimeError):

@@ -75,7 +75,7 @@ def test_admins_start_a_tournament_and_everyone_hears_the_winner(
             dan.say(CHANNEL, "!bfjoust-tournament")
             assert await dan.reply(nick) == winner
             dan.say(CHANNEL, "!bfjoust-help")
-            assert "!bfjoust-tournament [swiss|round-robin POOL [all-versions]]" in (
+            assert "!bfjoust-tournament [swiss|round-robin POOL [all-versions] | cancel ID]" in (
                 await dan.reply(nick)
             )
 
@@ -128,3 +128,55 @@ def committed_now(settings: HillSettings) -> int:
         return committed(hill.db)
     finally:
         hill.close()
+
+
+def test_an_admin_cancels_a_tournament_and_it_stops_where_it_stands(
+    ngircd: Ngircd, tmp_path: Path
+) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, admins=("carol",))
+    archive_hill(tmp_path, count=60, size=4).close()  # 1770 pairs, most never played
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick, url = bot.client.nick, settings.web.url
+            carol = await player("carol", ngircd.port)
+            dan = await player("dan", ngircd.port)
+            carol.say(CHANNEL, "!bfjoust-tournament cancel one")
+            assert await carol.reply(nick) == "cancel one with: cancel ID"
+            carol.say(CHANNEL, "!bfjoust-tournament cancel 7")
+            assert await carol.reply(nick) == "there is no tournament 7"
+            carol.say(CHANNEL, "!bfjoust-tournament round-robin archive")
+            assert "Tournament #1 started" in await carol.reply(nick)
+            dan.say(CHANNEL, "!bfjoust-tournament cancel 1")
+            assert await dan.reply(nick) == "cancelling a tournament is for the hill's admins"
+            await wait_until(lambda: committed(bot.tournaments.db) >= 20, timeout=60)
+            carol.say(CHANNEL, "!bfjoust-tournament cancel #1")
+            said = await carol.reply(nick, "cancelled")
+            view = await asyncio.to_thread(tournament, bot.tournaments.db, 1)
+            assert view is not None and view.summary.ended == "cancelled by carol"
+            assert said.startswith(
+                "Tournament #1, round-robin over archive (60 entrants): cancelled by carol after "
+            )
+            assert " of 1770 matches; leader: " in said and said.endswith(f"{url}tournament/1")
+            # it stops within a second; its partial result is what was committed
+            await asyncio.sleep(1.5)
+            stopped = committed(bot.tournaments.db)
+            assert 20 <= stopped < 1770
+            await asyncio.sleep(1.0)
+            assert committed(bot.tournaments.db) == stopped
+            view = await asyncio.to_thread(tournament, bot.tournaments.db, 1)
+            assert view is not None
+            assert len(view.result["rounds"][0]["matches"]) == stopped
+            assert sum(row["wins"] + row["draws"] + row["losses"]
+                       for row in view.result["standings"]) == 2 * stopped  # fmt: skip
+            dan.say(CHANNEL, "!bfjoust-tournament")
+            assert (await dan.reply(nick)).startswith(
+                "Tournament #1, round-robin over archive (60 entrants): cancelled by carol"
+            )
+            carol.say(CHANNEL, "!bfjoust-tournament cancel 1")
+            assert await carol.reply(nick) == ("tournament 1 is over already: cancelled by carol")
+            # the cancel was said once: no announcement besides the reply
+            assert not [m for m in dan.lines if m.nick == nick and "cancelled" in m.text
+                        and not m.text.startswith(("dan: ", "carol: "))]  # fmt: skip
+
+    run(scenario(), timeout=120)

@@ -37,6 +37,7 @@ WRITERS = {
     ("ladder", "step"): [],
     ("tournament", "create"): ["archive", "--format", "swiss"],
     ("tournament", "resume"): ["1"],
+    ("tournament", "cancel"): ["1"],
 }
 SERVERS = {("web",)}  # tested as a process: it would serve if it did not refuse
 

@@ -142,15 +142,19 @@ class Ledger:
         self._apply(TournamentEnded(reason))
         return TournamentEnded(reason)
 
-    def played_rounds(self) -> list[Round]:
-        """The committed rounds as plain data for the rules."""
+    def played_rounds(self, *, partial: bool = False) -> list[Round]:
+        """The committed rounds as plain data for the rules; with `partial`,
+        then the committed matches of the first round not complete (the
+        result of a tournament cut short)."""
         rounds = []
         for number in sorted(self.byes):
             matches = self.round_matches(number)
-            if any(m.status is not MatchStatus.COMMITTED for m in matches):
+            done = [m for m in matches if m.status is MatchStatus.COMMITTED]
+            if len(done) < len(matches) and not (partial and done):
                 break
-            results = tuple(m.result() for m in matches)
-            rounds.append(Round(number, self.byes[number], results))
+            rounds.append(Round(number, self.byes[number], tuple(m.result() for m in done)))
+            if len(done) < len(matches):
+                break
         return rounds
 
     def _checked(self, match: ScheduledMatch, status: MatchStatus) -> ScheduledMatch:
