@@ -53,8 +53,11 @@ class Tournament:
         # jousts known (e.g. the hill's, from storage) and played: none is played twice
         self.results = known if known is not None else arena.Results()
         self.ledger = Ledger.replay(store.read())
-        # a restart: matches checked out without a result go back to the queue
-        self.store.write(list(self.ledger.requeue_checked_out()))
+        # a restart: matches checked out without a result go back to the
+        # queue.  The store need not hear it: it keeps them checked out,
+        # which every start reads as queued, and the checkout that follows
+        # would only write them back (a round robin's: half a million rows)
+        self.stored_out = {match.key for match in self.ledger.requeue_checked_out()}
 
     @property
     def ended(self) -> str | None:
@@ -82,7 +85,8 @@ class Tournament:
 
     def _play_current_round(self, progress: Progress | None) -> None:
         matches = self.ledger.check_out()
-        self.store.write(list(matches))
+        self.store.write([match for match in matches if match.key not in self.stored_out])
+        self.stored_out.clear()
         waiting: dict[Pair, list[tuple[ScheduledMatch, int]]] = defaultdict(list)
         for match in matches:
             pair, sign = arena.oriented(self.hashes[match.a], self.hashes[match.b])

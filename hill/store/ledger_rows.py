@@ -31,6 +31,7 @@ from hill.tournaments.ledger import (
 )
 
 ROWS = 500  # rows a statement: a few milliseconds of SQLite's time
+STATUS = {status.value: status for status in MatchStatus}  # quicker than MatchStatus(value)
 
 Statement = tuple[Any, list[dict[str, Any]] | None]  # a statement and its rows (executemany)
 
@@ -92,7 +93,7 @@ def stored_changes(
     changes: list[LedgerChange] = [RoundOpened(row.number, row.bye) for row in rounds]
     opened = {change.number for change in changes}
     changes += [
-        ScheduledMatch(row.round, row.board, row.a, row.b, MatchStatus(row.status), row.margin)
+        ScheduledMatch(row.round, row.board, row.a, row.b, STATUS[row.status], row.margin)
         for row in matches
         if row.round in opened
     ]
