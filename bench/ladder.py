@@ -17,13 +17,18 @@ seeds, for:
 
 The round robins are computed once and cached in bench/output/ (pools.py);
 the ladders replay them.  Then one ladder at 10% runs on the real engine,
-timed against the round robin of the same pool.
+timed against the round robin of the same pool, and one refit of its
+standing and statistics is timed alone (the hill's background ladder
+refits so), with the peak of the memory it allocates.
 
     .venv/bin/python bench/ladder.py [--seeds 5] [--first-seed 0]
-        [--budgets 0.05 0.1 0.2 0.4] [--quick] [--large N]
+        [--budgets 0.05 0.1 0.2 0.4] [--quick] [--large N [--only-large]]
 
 `--large N` also times a pool of N programs (the reference ones, then
-varied ones).
+varied ones) at 10% of its pairs, or 100 jousts per program when that is
+less (1% of 10,000 programs' pairs: 500,000 jousts); its round robin is
+played up to 1,000 programs only (10,000 programs' would be 50 million
+jousts, hours).  `--only-large` skips the tables and the other pools.
 
 `--first-seed` runs seeds other than 0, 1, ...: the rule's constants were
 chosen on the first few seeds, so fresh ones tell how it fares on draws
@@ -35,7 +40,9 @@ its last change: seeds 0-15 0.842, 100-131 0.825, 200-247 0.820, 0-499
 from __future__ import annotations
 
 import argparse
+import resource
 import time
+import tracemalloc
 from collections.abc import Sequence
 
 import numpy as np
@@ -56,6 +63,8 @@ from hill.engine.varied import reference_pool, varied_pool
 from hill.ladder import ladder
 from hill.rules import scoring
 
+ROUND_ROBIN_UP_TO = 1000  # programs: a larger pool's round robin is not played
+LARGE_JOUSTS = 100  # jousts per program at most in a --large pool (1% of 10,000's pairs)
 METHODS = {
     "ladder": ("markov", False),
     "ladder/cost": ("markov", True),
@@ -112,25 +121,63 @@ def table(pool: Pool, budgets: Sequence[float], seeds: int, first: int = 0) -> N
         print(f"{method:12s}" + "".join(f"{c:>28s}" for c in cells), flush=True)
 
 
-def timed(label: str, programs: list[tuple[str, bytes]]) -> None:
-    """The ladder at 10% on the engine against the full round robin, wall time."""
-    compiled = [engine.compile_program(source) for _, source in programs]
-    n = len(compiled)
+def timed(label: str, programs: list[tuple[str, bytes]], budget: float = 0.1) -> None:
+    """The ladder at `budget` on the engine, wall time, against the full
+    round robin of the same pool when it is small enough to play (up to
+    ROUND_ROBIN_UP_TO programs: 1,000 take about 100 s); then a refit alone,
+    as the hill's background ladder does it (the standing and its
+    statistics), with its CPU time and peak memory."""
     started = time.perf_counter()
-    round_robin(programs)
-    full = time.perf_counter() - started
+    compiled = [engine.compile_program(source) for _, source in programs]
+    n, pairs = len(compiled), len(compiled) * (len(compiled) - 1) // 2
+    print(f"{label}: {n} programs compiled in {time.perf_counter() - started:.1f} s", flush=True)
+    full = None
+    if n <= ROUND_ROBIN_UP_TO:
+        started = time.perf_counter()
+        round_robin(programs)
+        full = time.perf_counter() - started
+        print(
+            f"{label}: round robin {pairs} jousts in {full:.1f} s ({pairs / full:.0f} jousts/s)",
+            flush=True,
+        )
     state = ladder.Ladder(n)
     started = time.perf_counter()
     play = ladder.arena_player(arena.Arena(), compiled)
-    result = ladder.run(state, play, ladder.budget_jousts(n, 0.1))
+    result = ladder.run(state, play, ladder.budget_jousts(n, budget))
     stats = ladder.ladder_statistics(state, result)
     took = time.perf_counter() - started
-    pairs = n * (n - 1) // 2
+    share = f", {took / full:.0%} of the round robin's time" if full else ""
     print(
-        f"{label}: round robin {pairs} jousts in {full:.1f} s ({pairs / full:.0f} jousts/s); "
-        f"ladder at 10% {state.played} jousts in {took:.1f} s with statistics "
-        f"({state.played / took:.0f} jousts/s, {took / full:.0%} of the round robin's time); "
-        f"{len(stats.jousts)} programs"
+        f"{label}: ladder at {budget:.1%} {state.played} jousts in {took:.1f} s with statistics "
+        f"({state.played / took:.0f} jousts/s{share}); {len(stats.jousts)} programs",
+        flush=True,
+    )
+    refit(label, state)
+
+
+def refit(label: str, state: ladder.Ladder) -> None:
+    """One refit of the ladder's standing and statistics, timed (wall and
+    CPU, the better of two runs) and then measured (the peak of the memory
+    it allocates, by tracemalloc, in a third run)."""
+    runs = []
+    with ladder.single_threaded_blas():
+        for _ in range(2):
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = ladder.standing(state)
+            middle = time.perf_counter()
+            ladder.ladder_statistics(state, result)
+            runs.append((time.perf_counter() - wall, middle - wall, time.process_time() - cpu))
+        tracemalloc.start()
+        ladder.ladder_statistics(state, ladder.standing(state))
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    total, standing, cpu = min(runs)
+    print(
+        f"{label}: refit {total:.2f} s (standing {standing:.2f} s, statistics "
+        f"{total - standing:.2f} s; {cpu:.2f} s CPU), peak memory {peak / 2**20:.0f} MB "
+        f"allocated ({resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MB "
+        f"resident at most in this run); {state.played} jousts among {state.size} programs",
+        flush=True,
     )
 
 
@@ -143,7 +190,19 @@ def main() -> None:
     parser.add_argument(
         "--large", type=int, default=0, metavar="N", help="also time a pool of N programs"
     )
+    parser.add_argument(
+        "--only-large", action="store_true", help="the pool of --large N alone, no tables"
+    )
     args = parser.parse_args()
+    if not args.only_large:
+        tables(args)
+    if args.large:
+        n = args.large
+        budget = min(0.1, LARGE_JOUSTS / max(n - 1, 1))
+        timed(f"large{n}", (reference_pool() + varied_pool(n, 5))[:n], budget)
+
+
+def tables(args: argparse.Namespace) -> None:
     pools = [reference_only(), reference_plus_varied(120, 1)]
     if not args.quick:
         pools += [reference_plus_varied(120, 2), reference_plus_random(120, 21)]
@@ -154,8 +213,6 @@ def main() -> None:
     print()
     timed("reference", reference_pool())
     timed("mixed1", reference_pool() + varied_pool(120, 1))
-    if args.large:
-        timed(f"large{args.large}", (reference_pool() + varied_pool(args.large, 5))[: args.large])
 
 
 if __name__ == "__main__":

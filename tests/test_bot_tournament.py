@@ -86,7 +86,7 @@ def test_a_submission_goes_first_and_a_stopped_tournament_finishes_on_restart(
     ngircd: Ngircd, tmp_path: Path
 ) -> None:
     settings = bot_settings(tmp_path, ngircd.port, admins=("carol",))
-    archive_hill(tmp_path, count=36, size=4).close()  # 630 pairs, most never played
+    archive_hill(tmp_path, count=60, size=4).close()  # 1770 pairs, most never played
 
     async def first_run() -> None:
         async with running_bot(settings) as bot:
@@ -101,18 +101,18 @@ def test_a_submission_goes_first_and_a_stopped_tournament_finishes_on_restart(
             assert time.monotonic() - asked < 5, "the submission waited for the tournament"
             assert "carol.quick" in answer
         # stopped mid-way
-        assert 40 <= committed_now(settings.hill) < 630
+        assert 40 <= committed_now(settings.hill) < 1770
 
     async def second_run() -> None:
         async with running_bot(settings) as bot:
-            await wait_until(lambda: committed(bot.tournaments.db) == 630, timeout=240)
+            await wait_until(lambda: committed(bot.tournaments.db) == 1770, timeout=240)
 
     run(first_run(), timeout=120)
     run(second_run(), timeout=300)
     hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
     view = tournament(hill.db, 1)
     assert view is not None and view.summary.ended == "complete"
-    assert view.summary.matches_committed == 630
+    assert view.summary.matches_committed == 1770
     assert "carol.quick" not in view.result["entrants"]  # the pool was fixed when it started
     hill.close()
 

@@ -34,6 +34,27 @@ def test_joust_prints_the_classic_line(tmp_path: Path) -> None:
     assert result.stdout == "<<<<<<<<<<<<<<<<<<<<< <<<<<<<<<<<<<<<<<<<<< 42\n"
 
 
+def test_joust_stats_prints_one_json_line_a_battle(tmp_path: Path) -> None:
+    """docs/analytics.md's contract, worked by hand for a rush against a
+    program that does nothing: 9 moves, then [-] on the flag (128): the `[`
+    and 128 rounds of `-` and `]`; the flag is zero at the end of cycle 265
+    and of cycle 266, which ends the battle (so heat counts 265 cycles)."""
+    rush = write(tmp_path, "rush.bf", "(>)*9([-]>)*21")
+    idle = write(tmp_path, "idle.bf", "")
+    result = bfjoust("joust", rush, idle, "--stats")
+    assert result.returncode == 0, result.stderr
+    battles = [json.loads(line) for line in result.stdout.splitlines()]
+    expected_order = [(p, t) for p in ("sieve", "kettle") for t in range(10, 31)]
+    assert [(b["polarity"], b["tape"]) for b in battles] == expected_order
+    assert all(b["outcome"] == 1 for b in battles)
+    first = battles[0]
+    assert set(first) == {"tape", "polarity", "outcome", "cycles", "tape_end", "heat", "decoy"}
+    assert first["cycles"] == 9 + 1 + 2 * 128
+    assert first["tape_end"] == [-128] + [0] * 9  # the left flag untouched, 128 read signed
+    assert first["heat"] == [[0] + [1] * 8 + [265 - 8], [0] * 9 + [265]]
+    assert first["decoy"] == [[128] + [0] * 9, [0] * 10]  # the idle program never moves
+
+
 def test_matrix_matches_the_reference_format(
     reference_names: list[str], reference_results: list[str]
 ) -> None:

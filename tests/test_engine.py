@@ -1,7 +1,7 @@
 """The native engine against the reference results, its own plain path, and the rules.
 
 The tests of the rules run against both the native engine and the reference
-interpreter of the tests (tests/refinterp.py, written straight from docs/rules.md),
+interpreter of the tests (tests/support/refinterp.py, written straight from docs/rules.md),
 as markupsafe runs its tests against its native and its speedups modules: the
 fixture `backend` is one or the other.  Tests that the reference interpreter
 cannot run say why and use the native engine alone.
@@ -9,6 +9,7 @@ cannot run say why and use the native engine alone.
 
 from __future__ import annotations
 
+import json
 import random
 from types import ModuleType
 
@@ -294,3 +295,76 @@ def test_trace_records_every_cycle(backend: Backend) -> None:
     assert trace.left_source[0] == 1  # the first `>` is at byte 1
     assert trace.right_source[0] == 1
     assert trace.outcome == 1 and "right's flag" in trace.reason
+
+
+# --- battle statistics (docs/analytics.md) ---------------------------------
+
+
+def _battle(result: engine.JoustResult, length: int, polarity: str) -> engine.BattleStats:
+    assert result.battles is not None
+    return result.battles[engine.battle_index(length, polarity)]
+
+
+def test_statistics_as_the_established_hill_counts_them() -> None:
+    """Figures its cranklance build prints for these battles (CYCLES, TAPEABS,
+    TAPEMAX, TAPEHEAT)."""
+    rush, idle = compile_program("(>)*9([-]>)*21"), compile_program(">(+)*20<(.)*50")
+    result = joust(rush, idle, stats=True)
+    sieve10 = _battle(result, 10, "sieve")
+    assert (sieve10.outcome, sieve10.cycles) == (1, 266)
+    assert sieve10.tape_end == (-128, 0, 0, 0, 0, 0, 0, 0, 20, 0)
+    assert sieve10.decoy == ((128, 0, 0, 0, 0, 0, 0, 0, 7, 0), (0, 0, 0, 0, 0, 0, 0, 0, 20, 128))
+    assert sieve10.heat == ((0, 1, 1, 1, 1, 1, 1, 1, 1, 257), (0, 0, 0, 0, 0, 0, 0, 0, 21, 244))
+    kettle12 = _battle(result, 12, "kettle")
+    assert kettle12.cycles == 742
+    assert kettle12.tape_end == (-128,) + (0,) * 11
+    assert kettle12.decoy[1] == (0,) * 10 + (25, 128)
+    assert kettle12.heat == (
+        (0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 474, 257),
+        (0,) * 10 + (21, 720),
+    )
+    # a fall on the right ends the battle before its cycle counts; on the left, after
+    falls_right = _battle(joust(compile_program(""), compile_program("<"), stats=True), 10, "sieve")
+    assert (falls_right.outcome, falls_right.cycles, falls_right.decoy[1][9]) == (1, 0, 128)
+    falls_left = _battle(joust(compile_program("<"), compile_program(""), stats=True), 10, "sieve")
+    assert (falls_left.outcome, falls_left.cycles, falls_left.decoy[0][0]) == (-1, 1, 128)
+    assert falls_left.heat == ((0,) * 10, (0,) * 10)
+
+
+def test_statistics_follow_the_tool_contract() -> None:
+    left, right = compile_program(RUSH), compile_program("[]")
+    assert joust(left, right).battles is None
+    with pytest.raises(ValueError):
+        list(engine.stats_json_lines(joust(left, right)))
+    result = joust(left, right, stats=True)
+    lines = [json.loads(line) for line in engine.stats_json_lines(result)]
+    assert len(lines) == engine.BATTLES
+    for index, line in enumerate(lines):
+        length, polarity = engine.battle_config(index)
+        assert list(line) == ["tape", "polarity", "outcome", "cycles", "tape_end", "heat", "decoy"]
+        assert (line["tape"], line["polarity"], line["outcome"]) == (
+            length,
+            polarity,
+            result.outcomes[index],
+        )
+        assert len(line["tape_end"]) == length
+        assert [len(h) for h in line["heat"]] == [len(d) for d in line["decoy"]] == [length] * 2
+        # every cycle after which the battle went on is somewhere on the tape,
+        # for both programs (no program falls off here: the deciding cycle is out)
+        went_on = line["cycles"] - (line["outcome"] != 0 or line["cycles"] < engine.MAX_CYCLES)
+        assert sum(line["heat"][0]) == sum(line["heat"][1]) == went_on
+
+
+def test_statistics_leave_the_outcomes_alone(
+    reference_programs: list[engine.Program], reference_results: list[str]
+) -> None:
+    n = len(reference_programs)
+    rng = random.Random(3)
+    pairs = [tuple(rng.sample(range(n), 2)) for _ in range(40)]
+    results = engine.joust_pairs(
+        [(reference_programs[a], reference_programs[b]) for a, b in pairs], stats=True
+    )
+    for (a, b), result in zip(pairs, results, strict=True):
+        assert str(result) == reference_results[a * n + b]
+        assert result.battles is not None
+        assert [battle.outcome for battle in result.battles] == list(result.outcomes)

@@ -22,6 +22,7 @@ from support.reference import REFERENCE
 from support.statefile import count_matches
 
 from hill import engine
+from hill.engine.varied import varied_pool
 
 WARRIORS = REFERENCE / "warriors"
 SWISS_ROW = ["rank", "name", "score", "buchholz", "neustadtl", "cumulative", "opp_cumulative",
@@ -116,22 +117,11 @@ def read_all(fd: int, into: list[bytes]) -> None:
 
 
 def test_round_robin_of_the_98_reference_programs_matches_their_results() -> None:
-    """Every margin equals the reference outcomes; on a terminal, a progress bar."""
+    """Every margin equals the reference outcomes."""
     names = reference(98)
     lines = (REFERENCE / "results.txt").read_text().splitlines()
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
-    seen: list[bytes] = []
-    reader = threading.Thread(target=read_all, args=(master, seen))
-    reader.start()
-    try:
-        result = tournament("--format", "round-robin", *names, "--json", "--jobs", "2",
-                            stderr=slave)  # fmt: skip
-    finally:
-        os.close(slave)
-        reader.join(timeout=10)
-        os.close(master)
-    assert result.returncode == 0
+    result = tournament("--format", "round-robin", *names, "--json", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert list(out) == ["format", "seed", "entrants", "ended", "rounds", "standings",
                          "reality_show"]  # fmt: skip
@@ -149,8 +139,30 @@ def test_round_robin_of_the_98_reference_programs_matches_their_results() -> Non
     assert [len(stage) for stage in stages] == list(range(98, 0, -1))
     assert stages[0] == [row["name"] for row in rows]
     assert all(set(later) == set(stage[:-1]) for stage, later in pairwise(stages))
+
+
+def test_a_run_longer_than_a_second_shows_a_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    """The bar waits a second (tqdm's delay), so the pool is one that takes
+    several on one core: 300 varied programs, 44,850 matches."""
+    pool = varied_pool(300, seed=3)
+    for name, source in pool:
+        (tmp_path / f"{name}.bfjoust").write_bytes(source)
+    files = [f"{name}.bfjoust" for name, _ in pool]
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
+    seen: list[bytes] = []
+    reader = threading.Thread(target=read_all, args=(master, seen))
+    reader.start()
+    try:
+        result = tournament("--format", "round-robin", *files, "--jobs", "1",
+                            cwd=tmp_path, stderr=slave)  # fmt: skip
+    finally:
+        os.close(slave)
+        reader.join(timeout=10)
+        os.close(master)
+    assert result.returncode == 0
     bar = b"".join(seen).decode(errors="replace")
-    assert "4753/4753" in bar and "match" in bar
+    assert "44850/44850" in bar and "match" in bar
 
 
 def write(tmp_path: Path, name: str, code: str) -> str:

@@ -26,6 +26,10 @@ def parse_tape_length(text: str) -> int:
 
 def command_joust(args: argparse.Namespace) -> None:
     left, right = load_programs([args.left, args.right])
+    if args.stats:  # docs/analytics.md: one JSON line a battle
+        for line in engine.stats_json_lines(engine.joust(left, right, stats=True)):
+            print(line)
+        return
     print(engine.joust(left, right))
 
 
@@ -103,6 +107,11 @@ def add_engine_commands(commands: argparse._SubParsersAction) -> None:  # type: 
     joust = commands.add_parser("joust", help="joust two programs, print the classic line")
     joust.add_argument("left")
     joust.add_argument("right")
+    joust.add_argument(
+        "--stats",
+        action="store_true",
+        help="print each battle's statistics (cycles, final tape, heat, decoys) as JSON lines",
+    )
     joust.set_defaults(run=command_joust)
 
     matrix = commands.add_parser(

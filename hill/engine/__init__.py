@@ -2,9 +2,9 @@
 
 A thin typed layer over the native module `hill.engine._engine` (_engine.c,
 typed by _engine.pyi), which does the hot work (parse, compile, joust,
-trace) with the GIL released.  Beside it: `arena`, jousts played once per
-pair of program contents on every core (or any executor), and `varied`,
-varied programs for the benchmarks and the tests.
+trace, battle statistics) with the GIL released.  Beside it: `arena`,
+jousts played once per pair of program contents on every core (or any
+executor), and `varied`, varied programs for the benchmarks and the tests.
 
 May import: numpy, hill.errors, hill.threads; nothing else of the hill.
 
@@ -16,10 +16,12 @@ May import: numpy, hill.errors, hill.threads; nothing else of the hill.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -106,11 +108,85 @@ def compile_program(source: str | bytes) -> Program:
 
 
 @dataclass(frozen=True)
+class BattleStats:
+    """One battle's statistics, as docs/analytics.md defines them (the established
+    hill's own: its cranklance build prints them as CYCLES, TAPEABS,
+    TAPEMAX and TAPEHEAT).  Cells are numbered as the left program sees the
+    tape: 0 is its flag, tape - 1 the right program's.
+
+    - `cycles`: the cycles played (a tie at the limit: the limit; a program
+      falling off on the right ends the battle before its cycle counts);
+    - `tape_end`: the cells at the end, signed (-128..127);
+    - `heat[p][c]`: the cycles at whose end program p's pointer stood on
+      cell c and the battle went on (p = 0 the left program, 1 the right);
+    - `decoy[p][c]`: the largest absolute value (0..128) cell c held when
+      program p's pointer moved away from it, 0 if it never did.
+    """
+
+    tape: int
+    polarity: Polarity
+    outcome: int
+    cycles: int
+    tape_end: tuple[int, ...]
+    heat: tuple[tuple[int, ...], tuple[int, ...]]
+    decoy: tuple[tuple[int, ...], tuple[int, ...]]
+
+    def to_json(self) -> dict[str, object]:
+        """The spec's JSON object (its field names, in its order)."""
+        return {
+            "tape": self.tape,
+            "polarity": self.polarity,
+            "outcome": self.outcome,
+            "cycles": self.cycles,
+            "tape_end": list(self.tape_end),
+            "heat": [list(h) for h in self.heat],
+            "decoy": [list(d) for d in self.decoy],
+        }
+
+
+# the native engine's record of one battle's statistics (BattleStats in _engine.c):
+# JoustResult.records holds the 42 of a joust as they came, for storing them
+STATS_RECORD = np.dtype(
+    [
+        ("cycles", "<i4"),
+        ("heat", "<i4", (2, MAX_TAPE)),
+        ("tape", "i1", (MAX_TAPE,)),
+        ("decoy", "u1", (2, MAX_TAPE)),
+        ("unused", "<i2"),
+    ]
+)
+assert STATS_RECORD.itemsize == _engine.STATS_SIZE
+
+
+def battle_stats(records: np.ndarray, outcomes: Sequence[int]) -> tuple[BattleStats, ...]:
+    """The 42 battles' statistics from a joust's records (STATS_RECORD)."""
+    battles = []
+    for index, record in enumerate(records):
+        length, polarity = battle_config(index)
+        heat = record["heat"][:, :length].tolist()
+        decoy = record["decoy"][:, :length].tolist()
+        battles.append(
+            BattleStats(
+                tape=length,
+                polarity=polarity,
+                outcome=outcomes[index],
+                cycles=int(record["cycles"]),
+                tape_end=tuple(record["tape"][:length].tolist()),
+                heat=(tuple(heat[0]), tuple(heat[1])),
+                decoy=(tuple(decoy[0]), tuple(decoy[1])),
+            )
+        )
+    return tuple(battles)
+
+
+@dataclass(frozen=True)
 class JoustResult:
     """The 42 outcomes of a joust, from the left program's side.
 
     outcomes[i] is +1 (left wins), 0 (tie) or -1 (right wins); sieve tape
-    lengths 10..30 first, then kettle 10..30.
+    lengths 10..30 first, then kettle 10..30.  When the joust was asked for
+    statistics, `records` holds the 42 battles' (STATS_RECORD, in the same
+    order) and `battles` reads them.
     """
 
     outcomes: tuple[int, ...]
@@ -118,6 +194,11 @@ class JoustResult:
     # early cut short), and the cycles the 42 games lasted
     cycles: int = field(default=0, compare=False)
     game_cycles: int = field(default=0, compare=False)
+    records: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def battles(self) -> tuple[BattleStats, ...] | None:
+        return None if self.records is None else battle_stats(self.records, self.outcomes)
 
     @property
     def score(self) -> int:
@@ -156,10 +237,27 @@ def parse_classic_line(line: str) -> tuple[int, ...]:
     return outcomes
 
 
-def joust(left: Program, right: Program, *, max_cycles: int = MAX_CYCLES) -> JoustResult:
-    """Play the 42 battles of left against right."""
-    raw, cycles, game_cycles = _engine.joust(left.native, right.native, max_cycles)
-    return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles, game_cycles)
+def joust(
+    left: Program, right: Program, *, max_cycles: int = MAX_CYCLES, stats: bool = False
+) -> JoustResult:
+    """Play the 42 battles of left against right; with `stats`, count each
+    battle's statistics too (`JoustResult.battles`): the same battles, a
+    little slower."""
+    if not stats:
+        raw, cycles, game_cycles = _engine.joust(left.native, right.native, max_cycles)
+        return JoustResult(tuple(np.frombuffer(raw, dtype=np.int8).tolist()), cycles, game_cycles)
+    raw, cycles, game_cycles, records = _engine.joust(left.native, right.native, max_cycles, True)
+    outcomes = tuple(np.frombuffer(raw, dtype=np.int8).tolist())
+    return JoustResult(outcomes, cycles, game_cycles, np.frombuffer(records, dtype=STATS_RECORD))
+
+
+def stats_json_lines(result: JoustResult) -> Iterator[str]:
+    """The tool contract of `bfjoust joust LEFT RIGHT --stats`: one JSON
+    object per battle, sieve 10..30 then kettle 10..30 (docs/analytics.md)."""
+    if result.battles is None:
+        raise ValueError("this joust was played without statistics (joust(..., stats=True))")
+    for battle in result.battles:
+        yield json.dumps(battle.to_json(), separators=(", ", ": "))
 
 
 CHUNK = 64  # jousts a thread plays per task at most
@@ -183,6 +281,7 @@ def play_pairs(
     *,
     jobs: int | None = None,
     max_cycles: int = MAX_CYCLES,
+    stats: bool = False,
 ) -> Iterator[JoustResult]:
     """Joust many (left, right) pairs on `jobs` threads (default: every
     core); the results come in the order of the pairs, each as soon as it
@@ -190,11 +289,11 @@ def play_pairs(
     pairs = list(pairs)
     jobs = jobs or default_jobs()
     if jobs <= 1 or len(pairs) <= 1:
-        yield from (joust(a, b, max_cycles=max_cycles) for a, b in pairs)
+        yield from (joust(a, b, max_cycles=max_cycles, stats=stats) for a, b in pairs)
         return
 
     def play(chunk: Sequence[tuple[Program, Program]]) -> list[JoustResult]:
-        return [joust(a, b, max_cycles=max_cycles) for a, b in chunk]
+        return [joust(a, b, max_cycles=max_cycles, stats=stats) for a, b in chunk]
 
     # a task per chunk of jousts: a task per joust cost the caller's thread
     # about as much as a short joust; many chunks a thread keep the load even
@@ -209,9 +308,10 @@ def joust_pairs(
     *,
     jobs: int | None = None,
     max_cycles: int = MAX_CYCLES,
+    stats: bool = False,
 ) -> list[JoustResult]:
     """Joust many (left, right) pairs on `jobs` threads (default: every core)."""
-    return list(play_pairs(pairs, jobs=jobs, max_cycles=max_cycles))
+    return list(play_pairs(pairs, jobs=jobs, max_cycles=max_cycles, stats=stats))
 
 
 def joust_many(

@@ -1,7 +1,8 @@
 /*
- * hill.engine._engine: the native BF Joust engine (parse, compile, joust, trace).
+ * hill.engine._engine: the native BF Joust engine (parse, compile, joust,
+ * trace, battle statistics).
  *
- * The Python API lives in hill/engine.py; this file only does the hot work.
+ * The Python API lives in hill/engine/__init__.py; this file only does the hot work.
  *
  * Programs are compiled to a flat instruction array in which repeats stay
  * repeats: `(P)*N` runs with a counter on a small per-program stack, never by
@@ -16,6 +17,17 @@
  * test is blind to the sign of a program's own cells).  So one "shared"
  * battle is simulated on a wide tape and each (length, polarity) battle is
  * forked off it only when the two visited ranges meet on that length.
+ *
+ * The interpreter (run_battle) runs one dispatch per instruction, with
+ * superinstructions for the hottest pairs; beside it, each in a section of
+ * its own with the argument for why it is exact, the shortcuts that decide
+ * most battles without simulating most of their cycles:
+ *   - repeated states: a tie proven early, or a jump ahead by whole periods
+ *     when everything but some repeat counters comes back (repeat_of);
+ *   - spinning together: both programs in short loops of + - . alone, run
+ *     ahead by arithmetic (run_spins).
+ * Statistics (cycles, final tape, heat, decoys) are an option of the same
+ * battles, counted so that every shortcut keeps them exact.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -42,6 +54,13 @@ enum {
     /* real instructions: each takes one cycle */
     OP_INC, OP_DEC, OP_LEFT, OP_RIGHT, OP_WAIT, OP_LOOP1, OP_LOOP2,
     OP_LOOP1X, OP_LOOP2X, /* a loop from A into C of (A{B}C): see run_battle */
+    /* superinstructions, in compiled code only (see fuse_repeat_ends): a
+       `+`, `-` or `.` and the repeat end that follows it, counting down (the
+       `)` of (P)*N and the `{` of (A{B}C)) or up (the `)` of (A{B}C)) */
+    OP_INC_DOWN, OP_DEC_DOWN, OP_WAIT_DOWN, OP_INC_UP, OP_DEC_UP, OP_WAIT_UP,
+    /* the ends of short loops of + - . alone (see mark_spins): (++-)*N and
+       the like, and the `]` of [-], [+-.] and the like */
+    OP_INC_SPIN, OP_DEC_SPIN, OP_WAIT_SPIN, OP_LOOP2_SPIN,
     OP_DONE,
     /* free instructions: repeat bookkeeping, no cycle */
     OP_REP1,    /* `(` of a plain repeat: push counter, counter = count */
@@ -56,7 +75,7 @@ enum {
 #define IS_REAL(op) ((op) <= OP_DONE)
 
 /* Parse error kinds; Python sees them by name (ERROR_NAMES below, exported
-   as PARSE_ERRORS) and hill/engine.py turns each name into a message. */
+   as PARSE_ERRORS) and hill/engine turns each name into a message. */
 enum {
     ERR_NONE,
     ERR_UNMATCHED_OPEN_PAREN,    /* at the `(` */
@@ -407,10 +426,27 @@ static int drop_zero_repeats(POpList *l)
 /* ------------------------------------------------------------------------ */
 /* Compiled programs                                                        */
 
+/*
+ * A spin: a short loop of + - . alone, (P)*N or [P] with P at most SPIN_MAX
+ * instructions, which neither moves nor reads anything but (for [P]) its
+ * own cell.  Each instruction in one knows its place: `spin` holds the
+ * loop's length in cycles (P, or P + 1 with the test of `]`; 0 outside
+ * spins) and whether the loop tests its cell, `phase` the instruction's
+ * place in it.
+ */
+#define SPIN_MAX 32
+#define SPIN_PERIOD_MAX 256 /* two spins whose periods' multiple is longer: not worth it */
+#define SPIN_TESTED 0x80
+#define SPIN_LENGTH(spin) ((spin) & 0x3f)
+#define SPIN_TESTS(spin) (((spin) & SPIN_TESTED) != 0)
+
 typedef struct Insn {
     const struct Insn *jump; /* where to continue when a jump is taken */
     int32_t count;           /* repeat count */
     uint8_t op;
+    uint8_t spin;            /* in a spin: its length, | SPIN_TESTED; else 0 */
+    uint8_t phase;           /* in a spin: its place in the loop */
+    int8_t delta;            /* in a spin: what it does to the cell, +1, -1, 0 */
 } Insn;
 
 typedef struct {
@@ -492,6 +528,73 @@ static int find_owners(ProgramObject *p, const POp *ops)
     return 0;
 }
 
+/*
+ * Superinstructions.  A repeat's end takes no cycle, so running it right
+ * after the `+`, `-` or `.` before it, in the same dispatch, changes nothing
+ * a program can see: the `)` stays in the code (a `[` may jump onto it) and
+ * the fused instruction carries its jump target and count.  In the hill's
+ * programs these pairs are a quarter of all dispatches.
+ */
+static void fuse_repeat_ends(Insn *code, int32_t n)
+{
+    for (int32_t i = 0; i + 1 < n; i++) {
+        Insn *in = &code[i];
+        const Insn *end = &code[i + 1];
+        int arith = in->op == OP_INC ? 0 : in->op == OP_DEC ? 1 : in->op == OP_WAIT ? 2 : -1;
+        if (arith < 0)
+            continue;
+        if (end->op == OP_REP2 || end->op == OP_INNER1)
+            in->op = (uint8_t)(OP_INC_DOWN + arith);
+        else if (end->op == OP_IREP2)
+            in->op = (uint8_t)(OP_INC_UP + arith);
+        else
+            continue;
+        in->jump = end->jump;
+        in->count = end->count;
+    }
+}
+
+static int arith_delta(int op)
+{
+    return op == OP_INC ? 1 : op == OP_DEC ? -1 : op == OP_WAIT ? 0 : 2;
+}
+
+/*
+ * Spins: a repeat end (fused with the + - . before it) or a `]` whose loop
+ * body, back to its jump target, is all plain + - . instructions.  Two
+ * programs that both spin can be run many cycles ahead at once (see
+ * run_spins); the right program's spin ends get opcodes of their own, which
+ * look for that.
+ */
+static void mark_spins(Insn *code, int32_t n)
+{
+    for (int32_t end = 0; end < n; end++) {
+        Insn *in = &code[end];
+        int fused = in->op >= OP_INC_DOWN && in->op <= OP_WAIT_DOWN;
+        if (!fused && in->op != OP_LOOP2)
+            continue;
+        int32_t head = (int32_t)(in->jump - code);
+        if (head > end || end - head >= SPIN_MAX)
+            continue;
+        int32_t k = head;
+        while (k < end && arith_delta(code[k].op) != 2)
+            k++;
+        if (k < end)
+            continue;
+        for (k = head; k <= end; k++) {
+            code[k].spin = (uint8_t)((end - head + 1) | (fused ? 0 : SPIN_TESTED));
+            code[k].phase = (uint8_t)(k - head);
+            code[k].delta = (int8_t)(k < end ? arith_delta(code[k].op)
+                                     : !fused ? 0
+                                     : in->op == OP_INC_DOWN ? 1 : in->op == OP_DEC_DOWN ? -1 : 0);
+        }
+        if (fused)
+            in->op = (uint8_t)(OP_INC_SPIN + (in->op - OP_INC_DOWN));
+        else
+            in->op = OP_LOOP2_SPIN;
+    }
+}
+
 static int build_code(ProgramObject *p, const POpList *l)
 {
     int32_t n = (int32_t)l->len;
@@ -507,15 +610,19 @@ static int build_code(ProgramObject *p, const POpList *l)
         Insn *in = &p->code[i];
         in->op = op->type;
         in->count = op->count;
+        in->spin = in->phase = 0;
+        in->delta = 0;
         /* jumps land just past the partner: `[` past `]`, `)` past `(` */
         in->jump = (op->type == OP_LOOP1 || op->type == OP_LOOP2 || is_backjump(op->type))
                        ? &p->code[op->match + 1] : NULL;
         p->src[i] = op->src;
     }
     p->len = n;
-    if (run_empty_bodies_once(p->code, n, ops) < 0)
+    if (run_empty_bodies_once(p->code, n, ops) < 0 || find_owners(p, ops) < 0)
         return -1;
-    return find_owners(p, ops);
+    fuse_repeat_ends(p->code, n);
+    mark_spins(p->code, n);
+    return 0;
 }
 
 static int compile_source(ProgramObject *p, const unsigned char *s, Py_ssize_t n, ParseErr *err)
@@ -546,13 +653,32 @@ typedef struct {
     int32_t sp;
     int32_t *stack;       /* the counters below it: stack[0..sp) */
     uint32_t crossings;   /* OP_LOOP1X/OP_LOOP2X jumps taken */
+    int32_t low;          /* the lowest sp since the snapshot: the counters
+                             below it lived through (see repeat_of) */
 } ProgState;
 
+/*
+ * Battle statistics (hill/engine documents them; docs/analytics.md defines
+ * them), counted when a joust asks for them, indexed by cell as the battle's
+ * tape has them (the shared battle's wide tape: see record_battle).  Heat is
+ * counted lazily: a program's pointer stays on its cell from cycle mark on,
+ * and the cycles since are added when it moves, when the state is copied
+ * (settle_heat) and when the battle ends, so the cycles the engine jumps
+ * over with no move count too, at no cost.
+ */
 typedef struct {
+    int32_t heat[2][WIDE_TAPE];  /* cycles at whose end the pointer stood there */
+    uint8_t decoy[2][WIDE_TAPE]; /* the largest |value| it left the cell at */
+    int32_t mark[2];             /* heat is counted up to the end of this cycle */
+} Stats;
+
+typedef struct {
+    int32_t len;          /* tape length (before the tape: a pointer one cell
+                             below it still points into the struct) */
     uint8_t tape[WIDE_TAPE];
-    int32_t len;          /* tape length */
     int32_t cycle;        /* cycles done */
-    int32_t deaths_a, deaths_b; /* consecutive end-of-cycle zero flags; 2: fell off */
+    /* consecutive end-of-cycle zero flags; FELL (and more) when it fell off */
+    int32_t deaths_a, deaths_b;
     int kettle;
     /* Highest cell the left program has stood on, lowest for the right one.
        Real battles start with them at the tape ends, so passing them means
@@ -560,7 +686,20 @@ typedef struct {
     int32_t hi_a, lo_b;
     ProgState a, b;
     int32_t decided_at; /* the game's length: the cycle limit for a tie found early */
+    Stats *stats;       /* NULL unless the joust counts statistics */
 } Battle;
+
+#define FELL 4 /* a fall: the zero-flag count is 2 at most, so the two never mix */
+
+/* One battle's statistics as a joust hands them out (hill/engine reads
+   this layout): cells as the left program sees the tape. */
+typedef struct {
+    int32_t cycles;
+    int32_t heat[2][MAX_TAPE];
+    int8_t tape[MAX_TAPE];
+    uint8_t decoy[2][MAX_TAPE];
+    int16_t unused;
+} BattleStats;
 
 typedef struct {
     int32_t *ip_a, *ip_b;   /* instruction each program runs in cycle k+1 */
@@ -581,111 +720,399 @@ typedef struct {
     long long cycles;           /* battle-cycles simulated, for benchmarks */
     long long game_cycles;      /* the 42 games' lengths added up */
     Battle fork, fork_snapshot, shared_snapshot;
+    BattleStats *stats;         /* the battles' statistics, or NULL: not counted */
 } Joust;
 
 static void copy_battle(Battle *to, const Battle *from)
 {
     int32_t *stack_a = to->a.stack, *stack_b = to->b.stack;
+    Stats *stats = to->stats;
     *to = *from;
     to->a.stack = stack_a;
     to->b.stack = stack_b;
+    to->stats = stats;
+    if (stats)
+        *stats = *from->stats;
     memcpy(stack_a, from->a.stack, (size_t)from->a.sp * sizeof *stack_a);
     memcpy(stack_b, from->b.stack, (size_t)from->b.sp * sizeof *stack_b);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Repeated states                                                          */
+
 /*
- * A counter that cannot reach its exit before the cycle limit: it moves one
- * step per cycle at most, down towards 0 in a plain repeat or in A, up
- * towards its count in C.  If the program took a crossing jump since the
- * snapshot (`monotone` false), a counter of (A{B}C) may change direction.
+ * Repeated states.  Programs that neither win nor lose mostly settle into a
+ * loop: the whole state comes back after some P cycles, except repeat
+ * counters that move on by the same amount every time.  The engine keeps a
+ * snapshot of the battle (taken at doubling intervals: Brent's method) and,
+ * when the state now equals it but for counters, either proves a tie or
+ * jumps ahead by whole periods.
+ *
+ * Why this is exact: the battle is deterministic, and a counter is read only
+ * by its own repeat end, which compares it with 0 (counting down) or with
+ * the repeat's count (counting up, in the C part of (A{B}C)).  If at the
+ * snapshot (cycle s) and now (t = s + P) the state is the same but for some
+ * counters, and each of those took the same branch at every comparison
+ * whatever its exact value, the cycles from t repeat those from s, with each
+ * such counter moved on by d = (now - then) per period.  Two ways to know
+ * that a counter cannot reach an end during a period that starts it at c:
+ *
+ * - It lived through the period (the stack never dropped below it: `low`)
+ *   and moved one way only: down in (P)*N and in A, up in C (no loop from A
+ *   into C of (A{B}C) jumped: `crossings` unchanged).  Then its values in
+ *   the period run from c to c + d, and the next period starts at c + d: the
+ *   repeats go on while that stays within the repeat's range (>= 1 counting
+ *   down, <= the count counting up).
+ * - It moves one step per cycle at most (every repeat body holds a real
+ *   instruction): if c is more than P + 1 steps away from the ends it can
+ *   move towards, it reaches none of them in P cycles.  (This also shows it
+ *   lived through the period.)  A counter whose loop may have crossed may
+ *   move either way.
  */
-static int counter_is_far(const ProgramObject *p, int32_t owner, int32_t value,
-                          int32_t remaining, int monotone)
+typedef struct {
+    int32_t limit;   /* the count it moves up to (0: it only moves down) */
+    int up, down;    /* the ways it may move */
+} CounterWays;
+
+static CounterWays counter_ways(const ProgramObject *p, int32_t owner, int monotone)
 {
-    if (owner < 0)
-        return 0;
-    int32_t limit = p->up_limit[owner];
-    int far_from_zero = value > remaining + 1;
-    int far_from_limit = limit - value > remaining + 1;
-    if (limit == 0)
-        return far_from_zero;
-    if (!monotone)
-        return far_from_zero && far_from_limit;
-    return p->code[owner].op == OP_INNER2 ? far_from_limit : far_from_zero;
+    CounterWays w = {.limit = p->up_limit[owner]};
+    int counting_up = w.limit && p->code[owner].op == OP_INNER2;
+    w.up = w.limit && (counting_up || !monotone);
+    w.down = !counting_up || !monotone;
+    return w;
 }
 
-static int same_counters(const ProgramObject *p, const ProgState *now, int32_t now_left,
-                         const ProgState *then, int32_t then_left)
+/* No end within `cycles` cycles of `value`. */
+static int counter_is_far(CounterWays w, int64_t value, int64_t cycles)
 {
-    if (now->sp != then->sp)
-        return 0;
-    int monotone = now->crossings == then->crossings;
-    int32_t owner = p->owner[now->ip];
-    for (int32_t k = now->sp; k >= 0; k--) {
-        int32_t u = k == now->sp ? now->rep : now->stack[k];
-        int32_t v = k == now->sp ? then->rep : then->stack[k];
-        if (u != v && !(counter_is_far(p, owner, u, now_left, monotone) &&
-                        counter_is_far(p, owner, v, then_left, monotone)))
-            return 0;
-        if (owner >= 0)
-            owner = p->owner[owner];
+    return (!w.down || value > cycles + 1) && (!w.up || w.limit - value > cycles + 1);
+}
+
+/*
+ * How many more periods a counter allows (u now, v at the snapshot, d =
+ * u - v): periods that start it at u, u + d, ..., u + (K - 1) d.  Returns -1
+ * if none, INT64_MAX if any number.
+ */
+static int64_t periods_allowed(CounterWays w, int32_t u, int32_t v, int32_t period,
+                               int lived, int monotone)
+{
+    int64_t d = (int64_t)u - v;
+    if (lived && monotone) {
+        /* its values stay within the range while the next start does */
+        if (w.down && d < 0)
+            return (u - 1) / -d;
+        if (w.up && d > 0)
+            return (w.limit - u) / d;
+        return -1; /* cannot happen: it moved the way it may move */
     }
-    return 1;
+    /* one step per cycle at most: every start must be far over a period */
+    if (!counter_is_far(w, v, period) || !counter_is_far(w, u, period))
+        return -1;
+    int64_t k = INT64_MAX;
+    if (w.down && d < 0)
+        k = (u - period - 2) / -d + 1;
+    if (w.up && d > 0) {
+        int64_t up = (w.limit - u - period - 2) / d + 1;
+        k = up < k ? up : k;
+    }
+    return k;
+}
+
+/* The value of counter level k (0 outermost; level sp is `rep`). */
+static int32_t *counter_at(ProgState *s, int32_t k)
+{
+    return k == s->sp ? &s->rep : &s->stack[k];
 }
 
 /*
- * Is the battle now in the state it was in at the snapshot, but for repeat
- * counters too far from their ends to matter?  Then it will go round the
- * same loop until the cycle limit (nothing was decided during the loop), so
- * it is a tie.  This settles most timeouts after a few thousand cycles.
+ * One program's counters now and at the snapshot.  Clears *far unless every
+ * counter that differs is far until the cycle limit (in both states: a tie,
+ * by the second argument above), and lowers *periods to what the differing
+ * counters allow.
  */
-static int same_state(const Battle *now, const Battle *then, const Joust *j)
+static void compare_counters(const ProgramObject *p, ProgState *now, ProgState *then,
+                             int32_t now_left, int32_t then_left, int *far, int64_t *periods)
+{
+    int monotone = now->crossings == then->crossings;
+    int32_t period = then_left - now_left;
+    int32_t owner = p->owner[now->ip];
+    for (int32_t k = now->sp; k >= 0; k--, owner = p->owner[owner]) {
+        int32_t u = *counter_at(now, k), v = *counter_at(then, k);
+        if (u == v)
+            continue;
+        /* a live counter always has an owner: the instruction that pushed it */
+        CounterWays w = counter_ways(p, owner, monotone);
+        if (!counter_is_far(w, u, now_left) || !counter_is_far(w, v, then_left))
+            *far = 0;
+        int64_t allowed = periods_allowed(w, u, v, period, now->low >= k, monotone);
+        if (allowed < *periods)
+            *periods = allowed;
+    }
+}
+
+enum { NO_REPEAT, REPEAT_TIE, REPEAT_SKIP };
+
+/*
+ * Is the battle now where it was at the snapshot, but for counters?  Then
+ * either it is a tie (REPEAT_TIE: it goes round the same loop until the
+ * cycle limit, and nothing was decided during the loop) or it may jump
+ * ahead by *periods whole periods (REPEAT_SKIP).
+ */
+static int repeat_of(Battle *now, Battle *then, const Joust *j, int64_t *periods)
 {
     if (now->a.ip != then->a.ip || now->b.ip != then->b.ip || now->a.ptr != then->a.ptr ||
         now->b.ptr != then->b.ptr || now->deaths_a != then->deaths_a ||
         now->deaths_b != then->deaths_b || now->hi_a != then->hi_a || now->lo_b != then->lo_b ||
+        now->a.sp != then->a.sp || now->b.sp != then->b.sp ||
         memcmp(now->tape, then->tape, (size_t)now->len) != 0)
-        return 0;
+        return NO_REPEAT;
     int32_t now_left = j->max_cycles - now->cycle, then_left = j->max_cycles - then->cycle;
-    return same_counters(j->left, &now->a, now_left, &then->a, then_left) &&
-           same_counters(j->right, &now->b, now_left, &then->b, then_left);
+    int32_t period = then_left - now_left;
+    int far = 1;
+    int64_t allowed = INT64_MAX;
+    compare_counters(j->left, &now->a, &then->a, now_left, then_left, &far, &allowed);
+    compare_counters(j->right, &now->b, &then->b, now_left, then_left, &far, &allowed);
+    /* the periods that start before the limit, the last one perhaps cut short */
+    if (far || allowed >= (now_left + period - 1) / period)
+        return REPEAT_TIE;
+    *periods = allowed < now_left / period ? allowed : now_left / period;
+    return *periods >= 1 ? REPEAT_SKIP : NO_REPEAT;
+}
+
+/* Jump ahead by `periods` periods: the differing counters move on. */
+static void skip_periods(Battle *now, Battle *then, int64_t periods)
+{
+    ProgState *states[2][2] = {{&now->a, &then->a}, {&now->b, &then->b}};
+    for (int side = 0; side < 2; side++) {
+        ProgState *u = states[side][0], *v = states[side][1];
+        for (int32_t k = 0; k <= u->sp; k++) {
+            int32_t *value = counter_at(u, k);
+            *value += (int32_t)(periods * (*value - *counter_at(v, k)));
+        }
+    }
+    now->cycle += (int32_t)(periods * (now->cycle - then->cycle));
 }
 
 /* The free instructions, on a program's instruction pointer, innermost
    counter and counter stack pointer. */
 #define REP_PUSH(ip, rep, sp, value) (*(sp)++ = (rep), (rep) = (value), (ip)++)
-#define REP_DOWN(ip, rep, sp) (--(rep) ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
-#define REP_UP(ip, rep, sp) \
-    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : ((rep) = *--(sp), (ip)++))
+#define POP(rep, sp, low) ((rep) = *--(sp), (low) = (sp) < (low) ? (sp) : (low))
+#define REP_DOWN(ip, rep, sp, low) (--(rep) ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip)++))
+#define REP_UP(ip, rep, sp, low) \
+    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip)++))
+
+/* The same, fused with the instruction before the repeat end (ip): on
+   leaving the repeat, go past the end. */
+#define FUSED_DOWN(ip, rep, sp, low) \
+    (--(rep) ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip) += 2))
+#define FUSED_UP(ip, rep, sp, low) \
+    (++(rep) <= (ip)->count ? ((ip) = (ip)->jump) : (POP(rep, sp, low), (ip) += 2))
 
 /* Run free instructions until a real one is next (repeat bookkeeping reads
    no tape, so running it early changes nothing). */
-#define SETTLE(ip, rep, sp)                                                   \
+#define SETTLE(ip, rep, sp, low)                                              \
     for (;;) {                                                                \
         switch ((ip)->op) {                                                   \
         case OP_REP1: case OP_IREP1: REP_PUSH(ip, rep, sp, (ip)->count); continue; \
-        case OP_REP2: case OP_INNER1: REP_DOWN(ip, rep, sp); continue;        \
+        case OP_REP2: case OP_INNER1: REP_DOWN(ip, rep, sp, low); continue;   \
         case OP_INNER2: REP_PUSH(ip, rep, sp, 1); continue;                   \
-        case OP_IREP2: REP_UP(ip, rep, sp); continue;                         \
+        case OP_IREP2: REP_UP(ip, rep, sp, low); continue;                    \
         }                                                                     \
         break;                                                                \
     }
 
 static int fork_battles(Joust *j, const Battle *shared);
 
+/* Count the heat of the cycles since the marks, up to the end of `cycle`
+   (a pointer off the tape has none left to count). */
+static void settle_heat(Battle *bt, int32_t cycle)
+{
+    Stats *st = bt->stats;
+    int32_t ptr[2] = {bt->a.ptr, bt->b.ptr};
+    for (int p = 0; p < 2; p++) {
+        if (ptr[p] >= 0 && ptr[p] < bt->len)
+            st->heat[p][ptr[p]] += cycle - st->mark[p];
+        st->mark[p] = cycle;
+    }
+}
+
+/* After skip_periods: the periods jumped over heat as the one seen did
+   (their moves leave the same values: no decoy changes). */
+static void skip_heat(Battle *now, const Battle *then, int64_t periods)
+{
+    for (int p = 0; p < 2; p++)
+        for (int c = 0; c < now->len; c++)
+            now->stats->heat[p][c] +=
+                (int32_t)(periods * (now->stats->heat[p][c] - then->stats->heat[p][c]));
+    now->stats->mark[0] = now->stats->mark[1] = now->cycle;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Spinning together                                                        */
+
+/*
+ * Spinning together.  When both programs spin (see mark_spins), neither
+ * pointer moves and each loop changes its cell by the same steps in every
+ * turn, so over a common period of L cycles (L the least common multiple of
+ * the two loops' lengths) each cell changes by the same steps every time,
+ * and the state after any number of whole periods follows by arithmetic, as
+ * long as nothing the loops or the rules test changes its answer: a counter
+ * runs out, a tested cell becomes zero, a flag falls to zero.  run_spins
+ * finds how many periods surely pass without any of these and applies them
+ * at once.
+ *
+ * Exact because the values a cell (one, if both pointers are on it) holds at
+ * the ends of the cycles form L progressions v + S_r + j D (S_r the change
+ * over the first r cycles of the period, D over the whole period); the
+ * engine keeps every one of those it passes nonzero, and v too, wherever a
+ * loop tests the cell or the cell is a flag.  A test reads its cell as it
+ * was at the start of its cycle, v or one of those values, so every test
+ * goes on as in the first period; the flags never become zero, so no count
+ * of zero flags starts; each repeat keeps at least one turn, so none ends.
+ */
+#define SPIN_MIN 4 /* fewer cycles ahead than this: not worth the arithmetic */
+
+/* Solving v + j d = 0 (mod 256) for the least j >= 1, for one d and many v:
+   d = 2^k odd, so v needs the factor 2^k, and then j = -(v / 2^k) / odd
+   modulo 2^(8-k) (an odd number has an inverse modulo a power of two). */
+typedef struct {
+    unsigned d, shift, low_bits, mask, inverse;
+} ZeroSolver;
+
+static ZeroSolver zero_solver(int d)
+{
+    ZeroSolver z = {.d = (unsigned)d & 255};
+    if (z.d) {
+        z.shift = (unsigned)__builtin_ctz(z.d);
+        z.low_bits = (1u << z.shift) - 1;
+        z.mask = (256u >> z.shift) - 1;
+        unsigned odd = z.d >> z.shift;
+        z.inverse = odd; /* odd * odd = 1 (mod 8); each Newton step doubles the bits */
+        z.inverse *= 2 - odd * z.inverse;
+        z.inverse *= 2 - odd * z.inverse;
+    }
+    return z;
+}
+
+/* The least j >= 1 with v + j d = 0 (mod 256), or INT32_MAX if none. */
+static inline int32_t first_zero(const ZeroSolver *z, unsigned v)
+{
+    v &= 255;
+    if (!z->d)
+        return v ? INT32_MAX : 1;
+    if (v & z->low_bits)
+        return INT32_MAX;
+    unsigned j = ((0u - (v >> z->shift)) * z->inverse) & z->mask;
+    return j ? (int32_t)j : (int32_t)(z->mask + 1);
+}
+
+/* Whole periods a cell allows (at most m): its values v + S_r + j D stay
+   nonzero if they must (steps: its change in each cycle of the period). */
+static int32_t cell_periods(uint8_t v, const int *steps, int period, int d, int checked, int32_t m)
+{
+    if (!checked)
+        return m;
+    if (!v)
+        return 0;
+    ZeroSolver z = zero_solver(d);
+    int32_t clear = first_zero(&z, v) - 1; /* v + j D, j = 1..m */
+    m = clear < m ? clear : m;
+    int u = v;
+    for (int r = 1; r < period && m > 0; r++) {
+        /* v + S_r + j D, j = 0..m-1 */
+        u += steps[r - 1];
+        clear = (u & 255) ? first_zero(&z, (unsigned)u) : 0;
+        m = clear < m ? clear : m;
+    }
+    return m;
+}
+
+/* Cycles left before a repeat runs out, keeping a turn for the real thing. */
+static int32_t spin_room(const Insn *ip, int32_t rep)
+{
+    return SPIN_TESTS(ip->spin) ? INT32_MAX : (rep - 1) * SPIN_LENGTH(ip->spin);
+}
+
+static int lcm(int a, int b)
+{
+    int m = a;
+    while (m % b)
+        m += a;
+    return m;
+}
+
+static int32_t run_spins(const Insn *ia, uint8_t *pa, int32_t *rep_a, const Insn *ib, uint8_t *pb,
+                         int32_t *rep_b, int kettle, const uint8_t *tape, const uint8_t *flag_b,
+                         int32_t most)
+{
+    int la = SPIN_LENGTH(ia->spin), lb = SPIN_LENGTH(ib->spin);
+    /* whole periods before a repeat runs out or the checkpoint comes */
+    int32_t room_a = spin_room(ia, *rep_a), room_b = spin_room(ib, *rep_b);
+    int32_t room = room_a < room_b ? room_a : room_b;
+    room = room < most ? room : most;
+    if (room < SPIN_MIN)
+        return 0;
+    int period = la == lb ? la : lb == 1 ? la : la == 1 ? lb : lcm(la, lb);
+    if (period > SPIN_PERIOD_MAX)
+        return 0;
+    int32_t periods = period == 1 ? room : room / period;
+    /* what each program does to its cell in each cycle of the period, from
+       its place now; on one cell, both */
+    int same = pa == pb, sign_b = kettle ? -1 : 1;
+    int steps_a[SPIN_PERIOD_MAX], steps_b[SPIN_PERIOD_MAX], da = 0, db = 0;
+    const Insn *head_a = ia - ia->phase, *head_b = ib - ib->phase;
+    for (int t = 0, at_a = ia->phase, at_b = ib->phase; t < period; t++) {
+        int x = head_a[at_a].delta, y = sign_b * head_b[at_b].delta;
+        at_a = at_a + 1 == la ? 0 : at_a + 1;
+        at_b = at_b + 1 == lb ? 0 : at_b + 1;
+        da += x;
+        db += y;
+        steps_a[t] = same ? x + y : x;
+        steps_b[t] = y;
+    }
+    if (same) {
+        da += db;
+        db = 0;
+    }
+    int tests_a = SPIN_TESTS(ia->spin), tests_b = SPIN_TESTS(ib->spin);
+    periods = cell_periods(*pa, steps_a, period, da,
+                           tests_a || (same && tests_b) || pa == tape || pa == flag_b, periods);
+    if (!same)
+        periods = cell_periods(*pb, steps_b, period, db, tests_b || pb == tape || pb == flag_b,
+                               periods);
+    int32_t cycles = periods * period;
+    if (cycles < SPIN_MIN)
+        return 0;
+    *pa = (uint8_t)(*pa + periods * da);
+    if (!same)
+        *pb = (uint8_t)(*pb + periods * db);
+    if (!SPIN_TESTS(ia->spin))
+        *rep_a -= periods * (period / la);
+    if (!SPIN_TESTS(ib->spin))
+        *rep_b -= periods * (period / lb);
+    return cycles;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The interpreter                                                          */
+
 /*
  * The interpreter.  Each cycle the left program runs one real instruction,
  * then the right one; the right one's loop tests read the cell as it was
  * before the left one acted, so both see the tape of the start of the cycle.
- * Falling off the tape counts as a dead flag (deaths = 2), decided at the
- * end of the cycle like the flags.  The common path is one indirect jump per
- * instruction; everything rare (trace, cycle limit, snapshots, forks) waits
- * for the checkpoint at `stop_at`.  `snapshot` is NULL for a traced battle:
- * a trace shows every cycle.
+ * Falling off the tape counts as a dead flag (deaths = FELL), decided at
+ * the end of the cycle like the flags.  The common path is one indirect jump
+ * per instruction; everything rare (trace, cycle limit, snapshots, forks)
+ * waits for the checkpoint at `stop_at`.  `snapshot` is NULL for a traced
+ * battle: a trace shows every cycle, with no shortcut.  With statistics on
+ * (bt->stats), a move also counts the heat and the decoy of the cell left.
  */
 static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
 {
 #define COMMON_OPS(side) [OP_WAIT] = &&side##_wait, [OP_LOOP1] = &&side##_loop1, \
+    [OP_WAIT_DOWN] = &&side##_wait_down, [OP_WAIT_UP] = &&side##_wait_up,         \
+    [OP_WAIT_SPIN] = &&side##_wait_spin, [OP_LOOP2_SPIN] = &&side##_loop2_spin,   \
     [OP_LOOP2] = &&side##_loop2, [OP_LOOP1X] = &&side##_loop1x,                   \
     [OP_LOOP2X] = &&side##_loop2x, [OP_REP1] = &&side##_rep1,                     \
     [OP_IREP1] = &&side##_rep1, [OP_REP2] = &&side##_rep2,                        \
@@ -693,54 +1120,89 @@ static int run_battle(Battle *bt, Joust *j, Battle *snapshot, TraceBuf *trace)
     [OP_IREP2] = &&side##_irep2, [OP_LEFT] = &&side##_left, [OP_RIGHT] = &&side##_right
     static void *const ops_a[N_OPS] = {
         [OP_INC] = &&a_inc, [OP_DEC] = &&a_dec, [OP_DONE] = &&a_done, COMMON_OPS(a),
+        [OP_INC_DOWN] = &&a_inc_down, [OP_DEC_DOWN] = &&a_dec_down,
+        [OP_INC_UP] = &&a_inc_up, [OP_DEC_UP] = &&a_dec_up,
+        /* the left program spins as any other: the right one looks for it */
+        [OP_INC_SPIN] = &&a_inc_down, [OP_DEC_SPIN] = &&a_dec_down,
     };
     static void *const ops_b_sieve[N_OPS] = {
         [OP_INC] = &&b_inc, [OP_DEC] = &&b_dec, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
+        [OP_INC_DOWN] = &&b_inc_down, [OP_DEC_DOWN] = &&b_dec_down,
+        [OP_INC_UP] = &&b_inc_up, [OP_DEC_UP] = &&b_dec_up,
+        [OP_INC_SPIN] = &&b_inc_spin, [OP_DEC_SPIN] = &&b_dec_spin,
     };
     /* kettle: the right program's + and - swapped */
     static void *const ops_b_kettle[N_OPS] = {
         [OP_INC] = &&b_dec, [OP_DEC] = &&b_inc, [OP_DONE] = &&end_cycle, COMMON_OPS(b),
+        [OP_INC_DOWN] = &&b_dec_down, [OP_DEC_DOWN] = &&b_inc_down,
+        [OP_INC_UP] = &&b_dec_up, [OP_DEC_UP] = &&b_inc_up,
+        [OP_INC_SPIN] = &&b_dec_spin, [OP_DEC_SPIN] = &&b_inc_spin,
     };
 #undef COMMON_OPS
     void *const *const ops_b = bt->kettle ? ops_b_kettle : ops_b_sieve;
     const Insn *const code_a = j->left->code, *const code_b = j->right->code;
     uint8_t *const tape = bt->tape;
-    const int32_t len = bt->len, last = len - 1, max_cycles = j->max_cycles;
+    const int32_t len = bt->len, max_cycles = j->max_cycles;
+    uint8_t *const flag_b = tape + len - 1, *const end = tape + len;
     const int shared = trace == NULL && len == WIDE_TAPE;
     const int32_t first_cycle = bt->cycle;
 
     /* the state, in locals so that it lives in registers */
     const Insn *ia = code_a + bt->a.ip, *ib = code_b + bt->b.ip;
-    int32_t pa = bt->a.ptr, pb = bt->b.ptr, rep_a = bt->a.rep, rep_b = bt->b.rep;
+    uint8_t *pa = tape + bt->a.ptr, *pb = tape + bt->b.ptr;
+    int32_t rep_a = bt->a.rep, rep_b = bt->b.rep;
     int32_t *sa = bt->a.stack + bt->a.sp, *sb = bt->b.stack + bt->b.sp;
-    int32_t hi_a = bt->hi_a, lo_b = bt->lo_b;
+    int32_t *low_a = sa, *low_b = sb;
+    uint8_t *hi_a = tape + bt->hi_a, *lo_b = tape + bt->lo_b;
     int32_t deaths_a = bt->deaths_a, deaths_b = bt->deaths_b, cycle = bt->cycle;
+    int alarm = deaths_a | deaths_b; /* a count of zero flags runs, or a fall */
     int32_t stop_at; /* the next checkpoint is at the end of cycle stop_at */
     int32_t budget;  /* cycles before it (kept in one register instead of two) */
-    int result, tie_found = 0;
+    int result, tie_found = 0, decided = 0;
+    int32_t skipped = 0; /* cycles jumped over, not simulated */
+    int32_t spun = 0;    /* cycles both programs spun through at once */
     uint8_t b_cell;
+    Stats *const stats = bt->stats;
 
     const Insn *snap_ia = NULL, *snap_ib = NULL; /* no snapshot taken yet */
+    const uint8_t *snap_pa = NULL, *snap_pb = NULL;
     int32_t snap_interval = FIRST_SNAPSHOT;
     int32_t next_snapshot = snapshot ? cycle + snap_interval : INT32_MAX;
 
 #define CYCLE() (stop_at - budget)
+/* Statistics, when counted: program p leaves the cell under ptr (in the
+   cycle after CYCLE(): its heat so far is counted, its value is a decoy). */
+#define LEAVE(p, ptr) do {                                                    \
+        if (unlikely(stats != NULL)) {                                          \
+            int32_t c_ = (int32_t)((ptr) - tape), now_ = CYCLE();               \
+            uint8_t v_ = *(ptr), abs_ = v_ < 128 ? v_ : (uint8_t)(256 - v_);    \
+            stats->heat[p][c_] += now_ - stats->mark[p];                        \
+            stats->mark[p] = now_;                                              \
+            if (abs_ > stats->decoy[p][c_])                                     \
+                stats->decoy[p][c_] = abs_;                                     \
+        }                                                                       \
+    } while (0)
 #define SAVE() do {                                                           \
         bt->a.ip = (int32_t)(ia - code_a); bt->b.ip = (int32_t)(ib - code_b);   \
-        bt->a.ptr = pa; bt->b.ptr = pb; bt->a.rep = rep_a; bt->b.rep = rep_b;   \
+        bt->a.ptr = (int32_t)(pa - tape); bt->b.ptr = (int32_t)(pb - tape);     \
+        bt->a.rep = rep_a; bt->b.rep = rep_b;                                   \
         bt->a.sp = (int32_t)(sa - bt->a.stack);                                 \
         bt->b.sp = (int32_t)(sb - bt->b.stack);                                 \
-        bt->hi_a = hi_a; bt->lo_b = lo_b; bt->cycle = CYCLE();                  \
+        bt->a.low = (int32_t)(low_a - bt->a.stack);                             \
+        bt->b.low = (int32_t)(low_b - bt->b.stack);                             \
+        bt->hi_a = (int32_t)(hi_a - tape); bt->lo_b = (int32_t)(lo_b - tape);   \
+        bt->cycle = CYCLE();                                                    \
         bt->deaths_a = deaths_a; bt->deaths_b = deaths_b;                       \
     } while (0)
 #define RECORD_NEXT_INSTRUCTIONS() do {                                       \
-        SETTLE(ia, rep_a, sa);                                                  \
-        SETTLE(ib, rep_b, sb);                                                  \
+        SETTLE(ia, rep_a, sa, low_a);                                           \
+        SETTLE(ib, rep_b, sb, low_b);                                           \
         trace->ip_a[cycle] = ia->op == OP_DONE ? -1 : (int32_t)(ia - code_a);   \
         trace->ip_b[cycle] = ib->op == OP_DONE ? -1 : (int32_t)(ib - code_b);   \
     } while (0)
 #define RECORD_STATE() do {                                                   \
-        trace->ptr_a[cycle] = (int8_t)pa; trace->ptr_b[cycle] = (int8_t)pb;     \
+        trace->ptr_a[cycle] = (int8_t)(pa - tape);                              \
+        trace->ptr_b[cycle] = (int8_t)(pb - tape);                              \
         memcpy(trace->tape + (size_t)cycle * len, tape, (size_t)len);           \
     } while (0)
 
@@ -750,21 +1212,23 @@ set_stop:
     stop_at = trace ? cycle + 1 : (next_snapshot < max_cycles ? next_snapshot : max_cycles);
     budget = stop_at - cycle;
 cycle_start:
-    b_cell = tape[pb];
+    b_cell = *pb;
     goto *ops_a[ia->op];
 
     /* the left program */
-a_inc: tape[pa]++; ia++; goto *ops_b[ib->op];
-a_dec: tape[pa]--; ia++; goto *ops_b[ib->op];
+a_inc: (*pa)++; ia++; goto *ops_b[ib->op];
+a_dec: (*pa)--; ia++; goto *ops_b[ib->op];
 a_left:
-    if (unlikely(--pa < 0))
-        deaths_a = 2;
+    LEAVE(0, pa);
+    if (unlikely(--pa < tape))
+        deaths_a = alarm = FELL;
     ia++;
     goto *ops_b[ib->op];
 a_right:
+    LEAVE(0, pa);
     if (unlikely(++pa > hi_a)) {
-        if (pa >= len)
-            deaths_a = 2;
+        if (pa == end)
+            deaths_a = alarm = FELL;
         else {
             hi_a = pa;
             stop_at -= budget - 1; /* shared battle: see whether to fork */
@@ -774,32 +1238,42 @@ a_right:
     ia++;
     goto *ops_b[ib->op];
 a_wait: ia++; goto *ops_b[ib->op];
-a_loop1: ia = tape[pa] ? ia + 1 : ia->jump; goto *ops_b[ib->op];
-a_loop2: ia = tape[pa] ? ia->jump : ia + 1; goto *ops_b[ib->op];
+a_loop1: ia = *pa ? ia + 1 : ia->jump; goto *ops_b[ib->op];
+a_loop2: ia = *pa ? ia->jump : ia + 1; goto *ops_b[ib->op];
 a_loop1x:
-    if (tape[pa]) ia++; else { ia = ia->jump; bt->a.crossings++; }
+    if (*pa) ia++; else { ia = ia->jump; bt->a.crossings++; }
     goto *ops_b[ib->op];
 a_loop2x:
-    if (tape[pa]) { ia = ia->jump; bt->a.crossings++; } else ia++;
+    if (*pa) { ia = ia->jump; bt->a.crossings++; } else ia++;
     goto *ops_b[ib->op];
 a_done: goto *ops_b[ib->op];
+a_inc_down: (*pa)++; FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_dec_down: (*pa)--; FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_wait_down: FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_inc_up: (*pa)++; FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_dec_up: (*pa)--; FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_wait_up: FUSED_UP(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_wait_spin: FUSED_DOWN(ia, rep_a, sa, low_a); goto *ops_b[ib->op];
+a_loop2_spin: ia = *pa ? ia->jump : ia + 1; goto *ops_b[ib->op];
 a_rep1: REP_PUSH(ia, rep_a, sa, ia->count); goto *ops_a[ia->op];
-a_rep2: REP_DOWN(ia, rep_a, sa); goto *ops_a[ia->op];
+a_rep2: REP_DOWN(ia, rep_a, sa, low_a); goto *ops_a[ia->op];
 a_inner2: REP_PUSH(ia, rep_a, sa, 1); goto *ops_a[ia->op];
-a_irep2: REP_UP(ia, rep_a, sa); goto *ops_a[ia->op];
+a_irep2: REP_UP(ia, rep_a, sa, low_a); goto *ops_a[ia->op];
 
     /* the right program: its `<` goes towards higher cells, `>` lower */
-b_inc: tape[pb]++; ib++; goto end_cycle;
-b_dec: tape[pb]--; ib++; goto end_cycle;
+b_inc: (*pb)++; ib++; goto end_cycle;
+b_dec: (*pb)--; ib++; goto end_cycle;
 b_left:
-    if (unlikely(++pb > last))
-        deaths_b = 2;
+    LEAVE(1, pb);
+    if (unlikely(++pb > flag_b))
+        deaths_b = alarm = FELL;
     ib++;
     goto end_cycle;
 b_right:
+    LEAVE(1, pb);
     if (unlikely(--pb < lo_b)) {
-        if (pb < 0)
-            deaths_b = 2;
+        if (pb < tape)
+            deaths_b = alarm = FELL;
         else {
             lo_b = pb;
             stop_at -= budget - 1;
@@ -817,34 +1291,110 @@ b_loop1x:
 b_loop2x:
     if (b_cell) { ib = ib->jump; bt->b.crossings++; } else ib++;
     goto end_cycle;
+b_inc_down: (*pb)++; FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
+b_dec_down: (*pb)--; FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
+b_wait_down: FUSED_DOWN(ib, rep_b, sb, low_b); goto end_cycle;
+b_inc_up: (*pb)++; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
+b_dec_up: (*pb)--; FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
+b_wait_up: FUSED_UP(ib, rep_b, sb, low_b); goto end_cycle;
+    /* the end of a spin: does the left program spin too? */
+b_inc_spin: (*pb)++; goto b_spin;
+b_dec_spin: (*pb)--; goto b_spin;
+b_wait_spin:
+b_spin:
+    if (likely(--rep_b)) {
+        ib = ib->jump;
+        if (unlikely(ia->spin))
+            goto both_spin;
+    } else {
+        POP(rep_b, sb, low_b);
+        ib += 2;
+    }
+    goto end_cycle;
+b_loop2_spin:
+    if (b_cell) {
+        ib = ib->jump;
+        if (unlikely(ia->spin))
+            goto both_spin;
+    } else
+        ib++;
+    goto end_cycle;
+
+    /* Both programs spin: run them ahead together (see run_spins), then
+       finish the cycle.  The flags must stand, with no count running. */
+both_spin:
+    if (likely(tape[0] && *flag_b && !alarm) && budget > SPIN_MIN) {
+        /* (copies: a counter whose address is taken would leave its register) */
+        int32_t counters[2] = {rep_a, rep_b};
+        int32_t ahead = run_spins(ia, pa, &counters[0], ib, pb, &counters[1], bt->kettle, tape,
+                                  flag_b, budget - 1);
+        rep_a = counters[0];
+        rep_b = counters[1];
+        budget -= ahead;
+        spun += ahead;
+    }
+    goto end_cycle;
 b_rep1: REP_PUSH(ib, rep_b, sb, ib->count); goto *ops_b[ib->op];
-b_rep2: REP_DOWN(ib, rep_b, sb); goto *ops_b[ib->op];
+b_rep2: REP_DOWN(ib, rep_b, sb, low_b); goto *ops_b[ib->op];
 b_inner2: REP_PUSH(ib, rep_b, sb, 1); goto *ops_b[ib->op];
-b_irep2: REP_UP(ib, rep_b, sb); goto *ops_b[ib->op];
+b_irep2: REP_UP(ib, rep_b, sb, low_b); goto *ops_b[ib->op];
 
 end_cycle:
     budget--;
-    /* a zero flag twice in a row loses; a fall (2) stays */
-    deaths_a = tape[0] ? (deaths_a & 2) : deaths_a + 1;
-    deaths_b = tape[last] ? (deaths_b & 2) : deaths_b + 1;
-    if (unlikely((deaths_a | deaths_b) >= 2)) {
-        result = deaths_a >= 2 ? (deaths_b >= 2 ? 0 : -1) : 1;
-        goto done;
+    /* The flags: while both stand and no count of zero flags is running,
+       there is nothing to count (the counts are 0 and stay 0). */
+    if (unlikely(!tape[0]) || unlikely(!*flag_b) || unlikely(alarm)) {
+        /* a zero flag twice in a row loses; a fall stays */
+        deaths_a = tape[0] ? (deaths_a & FELL) : deaths_a + 1;
+        deaths_b = *flag_b ? (deaths_b & FELL) : deaths_b + 1;
+        alarm = deaths_a | deaths_b;
+        if (unlikely(alarm >= 2)) {
+            result = deaths_a >= 2 ? (deaths_b >= 2 ? 0 : -1) : 1;
+            decided = 1;
+            goto done;
+        }
     }
-    if (unlikely(ia == snap_ia) && ib == snap_ib && pa == snapshot->a.ptr &&
-        pb == snapshot->b.ptr) {
+    /* Ties: a candidate is the snapshot's instructions and pointers again;
+       the cells under the pointers, compared first, turn most away cheaply. */
+    if (unlikely(ia == snap_ia) && ib == snap_ib && pa == snap_pa && pb == snap_pb &&
+        *pa == snapshot->tape[pa - tape] && *pb == snapshot->tape[pb - tape]) {
         SAVE();
-        if (same_state(bt, snapshot, j)) {
+        int64_t periods;
+        int repeat = repeat_of(bt, snapshot, j, &periods);
+        if (repeat == REPEAT_TIE && !stats) {
             result = 0;
             tie_found = 1;
             goto done;
+        }
+        if (repeat == REPEAT_TIE) {
+            /* statistics follow the battle to its last cycle: jump the whole
+               periods left, play the rest (less than a period) */
+            int32_t left = max_cycles - bt->cycle, period = bt->cycle - snapshot->cycle;
+            periods = left / period;
+            repeat = periods ? REPEAT_SKIP : NO_REPEAT;
+        }
+        if (repeat == REPEAT_SKIP) {
+            if (stats)
+                settle_heat(bt, bt->cycle);
+            skip_periods(bt, snapshot, periods);
+            if (stats)
+                skip_heat(bt, snapshot, periods);
+            skipped += bt->cycle - CYCLE();
+            rep_a = bt->a.rep;
+            rep_b = bt->b.rep;
+            cycle = stop_at = bt->cycle;
+            budget = 0;
+            /* a new phase may follow: snapshots start afresh from here */
+            snap_interval = FIRST_SNAPSHOT / 2;
+            next_snapshot = cycle;
+            goto checkpoint;
         }
     }
     if (likely(budget))
         goto cycle_start;
 
-    /* checkpoint */
     cycle = stop_at;
+checkpoint:
     if (trace) {
         RECORD_STATE();
         RECORD_NEXT_INSTRUCTIONS();
@@ -853,8 +1403,10 @@ end_cycle:
         result = 0;
         goto done;
     }
-    if (shared && hi_a + (WIDE_TAPE - 1 - lo_b) >= j->next_len - 1) {
+    if (shared && (hi_a - tape) + (WIDE_TAPE - 1 - (lo_b - tape)) >= j->next_len - 1) {
         SAVE();
+        if (stats)
+            settle_heat(bt, cycle);
         if (fork_battles(j, bt) == RUN_FORKED) {
             result = RUN_FORKED;
             goto done;
@@ -862,9 +1414,15 @@ end_cycle:
     }
     if (cycle >= next_snapshot) {
         SAVE();
+        if (stats)
+            settle_heat(bt, cycle);
         copy_battle(snapshot, bt);
         snap_ia = ia;
         snap_ib = ib;
+        snap_pa = pa;
+        snap_pb = pb;
+        low_a = sa;
+        low_b = sb;
         snap_interval *= 2;
         next_snapshot = cycle + snap_interval;
     }
@@ -876,12 +1434,67 @@ done:
         RECORD_STATE();
     SAVE();
     bt->decided_at = tie_found ? max_cycles : cycle;
-    j->cycles += cycle - first_cycle;
+    /* heat counts the cycles the battle went on after: not a deciding one */
+    if (stats && result != RUN_FORKED)
+        settle_heat(bt, decided ? cycle - 1 : cycle);
+    j->cycles += cycle - first_cycle - skipped - spun;
     return result;
 #undef CYCLE
 #undef SAVE
 #undef RECORD_NEXT_INSTRUCTIONS
 #undef RECORD_STATE
+}
+
+/* ------------------------------------------------------------------------ */
+/* Jousts: the shared battle, its forks, their statistics                  */
+
+/*
+ * A battle's statistics as the left program sees a tape of `len` cells.  A
+ * real battle has them so.  The shared battle (see fork_battles) has them on
+ * its wide tape, where the right program's cells lie `offset` cells further
+ * on, and its cells hold the two programs' changes apart: until they meet
+ * on a tape no cell has been changed by both, and in kettle the right
+ * program's changes are the negatives (decoys, as absolute values, are the
+ * same).
+ */
+static void map_stats(Stats *to, const Stats *from, int32_t len, int32_t offset)
+{
+    Stats wide = *from;
+    memset(to, 0, sizeof *to);
+    memcpy(to->heat[0], wide.heat[0], (size_t)len * sizeof(int32_t));
+    memcpy(to->heat[1], wide.heat[1] + offset, (size_t)len * sizeof(int32_t));
+    memcpy(to->decoy[0], wide.decoy[0], (size_t)len);
+    memcpy(to->decoy[1], wide.decoy[1] + offset, (size_t)len);
+    to->mark[0] = wide.mark[0];
+    to->mark[1] = wide.mark[1];
+}
+
+static void real_tape(uint8_t *to, const Battle *bt, int32_t len, int kettle)
+{
+    int32_t offset = bt->len - len;
+    for (int32_t c = 0; c < len; c++)
+        to[c] = offset ? (uint8_t)(bt->tape[c] + (kettle ? -1 : 1) * bt->tape[offset + c])
+                       : bt->tape[c];
+}
+
+/* Hand out a finished battle's statistics (docs/analytics.md): a program that
+   falls off on the right ends the battle before its cycle counts. */
+static void record_battle(Joust *j, int index, const Battle *bt, int32_t len, int kettle)
+{
+    BattleStats *out = &j->stats[index];
+    Stats cells;
+    uint8_t tape[MAX_TAPE];
+    map_stats(&cells, bt->stats, len, bt->len - len);
+    real_tape(tape, bt, len, kettle);
+    memset(out, 0, sizeof *out);
+    out->cycles = bt->decided_at - (bt->deaths_b >= FELL);
+    for (int32_t c = 0; c < len; c++) {
+        out->tape[c] = (int8_t)tape[c];
+        for (int p = 0; p < 2; p++) {
+            out->heat[p][c] = cells.heat[p][c];
+            out->decoy[p][c] = cells.decoy[p][c];
+        }
+    }
 }
 
 /* Fork every tape length that the programs' visited ranges now span from
@@ -896,10 +1509,10 @@ static int fork_battles(Joust *j, const Battle *shared)
             Battle *bt = &j->fork;
             copy_battle(bt, shared);
             /* in kettle the right program's cells are the negatives */
-            int sign = kettle ? -1 : 1;
-            for (int32_t c = 0; c < len; c++)
-                bt->tape[c] = (uint8_t)(shared->tape[c] + sign * shared->tape[offset + c]);
+            real_tape(bt->tape, shared, len, kettle);
             memset(bt->tape + len, 0, WIDE_TAPE - len);
+            if (bt->stats)
+                map_stats(bt->stats, shared->stats, len, offset);
             bt->len = len;
             bt->kettle = kettle;
             bt->hi_a = len - 1;
@@ -908,6 +1521,8 @@ static int fork_battles(Joust *j, const Battle *shared)
             int r = run_battle(bt, j, &j->fork_snapshot, NULL);
             j->outcome[kettle * N_TAPES + (len - MIN_TAPE)] = (int8_t)r;
             j->game_cycles += bt->decided_at;
+            if (j->stats)
+                record_battle(j, kettle * N_TAPES + (len - MIN_TAPE), bt, len, kettle);
         }
     }
     return j->next_len > MAX_TAPE ? RUN_FORKED : 0;
@@ -916,9 +1531,14 @@ static int fork_battles(Joust *j, const Battle *shared)
 static void start_battle(Battle *bt, int32_t len, int kettle)
 {
     int32_t *stack_a = bt->a.stack, *stack_b = bt->b.stack;
+    Stats *stats = bt->stats;
     memset(bt, 0, sizeof *bt);
     bt->a.stack = stack_a;
     bt->b.stack = stack_b;
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        bt->stats = stats;
+    }
     bt->len = len;
     bt->kettle = kettle;
     bt->tape[0] = 128;
@@ -949,8 +1569,13 @@ static int run_joust(Joust *j)
     Battle shared;
     Battle *battles[] = {&shared, &j->shared_snapshot, &j->fork, &j->fork_snapshot};
     int32_t *block = give_stacks(battles, 4, j->left->stack_depth, j->right->stack_depth);
-    if (!block)
+    Stats *stats = j->stats ? calloc(4, sizeof *stats) : NULL;
+    if (!block || (j->stats && !stats)) {
+        free(block);
         return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        battles[i]->stats = stats ? &stats[i] : NULL;
     j->next_len = MIN_TAPE;
     j->cycles = j->game_cycles = 0;
     start_battle(&shared, WIDE_TAPE, 0);
@@ -961,9 +1586,12 @@ static int run_joust(Joust *j)
             j->outcome[len - MIN_TAPE] = (int8_t)r;
             j->outcome[N_TAPES + len - MIN_TAPE] = (int8_t)r;
             j->game_cycles += 2 * (long long)shared.decided_at;
+            for (int kettle = 0; j->stats && kettle < 2; kettle++)
+                record_battle(j, kettle * N_TAPES + (len - MIN_TAPE), &shared, len, kettle);
         }
     }
     free(block);
+    free(stats);
     return 0;
 }
 
@@ -1049,19 +1677,31 @@ static PyObject *engine_joust(PyObject *module, PyObject *args)
 {
     ProgramObject *left, *right;
     long max_cycles = MAX_CYCLES;
-    if (!PyArg_ParseTuple(args, "O!O!|l", &ProgramType, &left, &ProgramType, &right, &max_cycles))
+    int with_stats = 0;
+    if (!PyArg_ParseTuple(args, "O!O!|lp", &ProgramType, &left, &ProgramType, &right,
+                          &max_cycles, &with_stats))
         return NULL;
     if (parse_max_cycles(max_cycles) < 0)
         return NULL;
     Joust j = {.left = left, .right = right, .max_cycles = (int32_t)max_cycles};
+    if (with_stats && !(j.stats = malloc(N_BATTLES * sizeof *j.stats)))
+        return PyErr_NoMemory();
     int rc;
     Py_BEGIN_ALLOW_THREADS
     rc = run_joust(&j);
     Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
     if (rc < 0)
-        return PyErr_NoMemory();
-    return Py_BuildValue("(y#LL)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES, j.cycles,
-                         j.game_cycles);
+        PyErr_NoMemory();
+    else if (with_stats)
+        result = Py_BuildValue("(y#LLy#)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES,
+                               j.cycles, j.game_cycles, (const char *)j.stats,
+                               (Py_ssize_t)(N_BATTLES * sizeof *j.stats));
+    else
+        result = Py_BuildValue("(y#LL)", (const char *)j.outcome, (Py_ssize_t)N_BATTLES,
+                               j.cycles, j.game_cycles);
+    free(j.stats);
+    return result;
 }
 
 static PyObject *engine_trace(PyObject *module, PyObject *args)
@@ -1084,7 +1724,7 @@ static PyObject *engine_trace(PyObject *module, PyObject *args)
         .ptr_a = malloc(n), .ptr_b = malloc(n),
         .tape = malloc(n * (size_t)len),
     };
-    Battle bt;
+    Battle bt = {.stats = NULL};
     Battle *battles[] = {&bt};
     int32_t *stacks = give_stacks(battles, 1, left->stack_depth, right->stack_depth);
     PyObject *result = NULL;
@@ -1128,8 +1768,9 @@ static PyMethodDef engine_methods[] = {
      "compile(source: bytes) -> Program; raises ParseError((name, offset, other_offset)), "
      "name one of PARSE_ERRORS"},
     {"joust", engine_joust, METH_VARARGS,
-     "joust(left, right, max_cycles=100000) -> "
-     "(42 outcome bytes as int8, cycles simulated, cycles the 42 games lasted)"},
+     "joust(left, right, max_cycles=100000, stats=False) -> "
+     "(42 outcome bytes as int8, cycles simulated, cycles the 42 games lasted"
+     "[, the 42 battles' statistics: STATS_SIZE bytes each])"},
     {"trace", engine_trace, METH_VARARGS,
      "trace(left, right, tape_length, kettle, max_cycles=100000) -> "
      "(outcome, cycles, ip_left, ip_right, ptr_left, ptr_right, tapes)"},
@@ -1173,6 +1814,7 @@ PyMODINIT_FUNC PyInit__engine(void)
         PyModule_AddIntConstant(m, "MIN_TAPE", MIN_TAPE) < 0 ||
         PyModule_AddIntConstant(m, "MAX_TAPE", MAX_TAPE) < 0 ||
         PyModule_AddIntConstant(m, "BATTLES", N_BATTLES) < 0 ||
+        PyModule_AddIntConstant(m, "STATS_SIZE", (long)sizeof(BattleStats)) < 0 ||
         PyModule_AddObject(m, "PARSE_ERRORS", errors) < 0) {
         Py_XDECREF(errors);
         Py_DECREF(m);

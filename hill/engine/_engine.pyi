@@ -1,10 +1,11 @@
-"""Types of the native engine `hill/_engine.c` (hill/engine.py is its typed API)."""
+"""Types of the native engine `hill/engine/_engine.c` (hill/engine is its typed API)."""
 
-from typing import final
+from typing import Literal, final, overload
 
 MIN_TAPE: int  # the shortest tape, 10
 MAX_TAPE: int  # the longest tape, 30
 BATTLES: int  # battles of one joust: every tape length, both polarities (42)
+STATS_SIZE: int  # bytes of one battle's statistics record (hill/engine reads it)
 MAX_CYCLES: int  # the cycle limit of a battle, 100000
 MAX_NEST: int  # the deepest nesting of '(' or '[', 4096
 PARSE_ERRORS: tuple[str, ...]  # the name of every parse error ParseError can carry
@@ -26,10 +27,18 @@ class Program:
 def compile(source: bytes, /) -> Program:
     """Compile program text; raises ParseError."""
 
-def joust(left: Program, right: Program, max_cycles: int = ..., /) -> tuple[bytes, int, int]:
+@overload
+def joust(
+    left: Program, right: Program, max_cycles: int = ..., stats: Literal[False] = ..., /
+) -> tuple[bytes, int, int]: ...
+@overload
+def joust(
+    left: Program, right: Program, max_cycles: int, stats: Literal[True], /
+) -> tuple[bytes, int, int, bytes]:
     """The 42 outcomes as int8 bytes (+1 left wins, 0 tie, -1 right wins; sieve
     10..30, then kettle 10..30), the cycles simulated and the cycles the 42
-    games lasted."""
+    games lasted; with stats, the 42 battles' statistics records too
+    (STATS_SIZE bytes each, in the same order)."""
 
 def trace(
     left: Program,

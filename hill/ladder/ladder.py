@@ -9,8 +9,10 @@ at the end the markov ranking of the full round robin is estimated
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,16 +21,10 @@ from threadpoolctl import threadpool_limits
 from hill import engine
 from hill.engine import JoustResult, arena
 from hill.ladder import pairing, seeding
-from hill.ladder.estimate import (
-    BATTLES,
-    Estimate,
-    Matchups,
-    estimate_markov,
-    filled_wins,
-    tie_rates,
-)
+from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots
+from hill.ladder.filled import Filled
 from hill.ladder.ratings import Games, Ratings, fit
-from hill.rules import scoring, statistics
+from hill.rules import statistics
 
 # plays jousts (first, second) between pool indices; outcomes from first's side
 Player = Callable[[Sequence[tuple[int, int]]], Sequence[JoustResult]]
@@ -41,11 +37,14 @@ def single_threaded_blas() -> threadpool_limits:
     return threadpool_limits(1, user_api="blas")
 
 
-# a run plays at most about this many rounds: a refit costs O(jousts + N^3),
+# a run plays at most about this many rounds: a refit costs O(jousts + N^2),
 # so on big pools more rounds cost more than their jousts (1000 programs at
 # 10%: 200 rounds of 250 took 48% of the round robin's time; 100 of 500 ranked
 # as well or better, 0.992 against 0.991 over 6 seeds, in half the time)
 MAX_ROUNDS = 100
+# the scores that steer the pairing need no more than one exact product
+# (hill.ladder.filled: a correction of 10^-2 leaves about 10^-5)
+QUICK_TOLERANCE = 1e-2
 
 
 def round_size(pool: int, jousts: int = 0) -> int:
@@ -154,13 +153,17 @@ def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], n
     return (record.pairs[:, 0], record.pairs[:, 1], wins), counts[:, 1]
 
 
-def quick_scores(ladder: Ladder, win_probability: np.ndarray) -> np.ndarray:
-    """markov of the round robin filled in by Bradley-Terry alone (its
-    `win_probability`): the cheap estimate that steers pairing between rounds."""
-    jousts, ties = played(ladder)
-    matchups = Matchups(win_probability, tie_rates(ladder.size, *jousts[:2], ties))
-    filled = filled_wins(jousts, matchups.expected_wins())
-    return scoring.markov(filled, BATTLES)
+def quick_scores(ladder: Ladder, rating: np.ndarray) -> np.ndarray:
+    """markov of the round robin filled in by Bradley-Terry alone (a's
+    battle share against b sigmoid(rating_a - rating_b)): the cheap estimate
+    that steers pairing between rounds."""
+    (first, second, wins), ties = played(ladder)
+    one = np.ones(ladder.size)
+    filled = Filled(
+        np.column_stack([rating, one]), np.column_stack([one, -rating]),
+        tie_roots(ladder.size, first, second, ties), first, second, wins,
+    )  # fmt: skip
+    return 1000 * filled.markov(tolerance=QUICK_TOLERANCE).p
 
 
 def standing(ladder: Ladder, seed: int = 0) -> Standing:
@@ -182,11 +185,11 @@ def next_round(
 ) -> tuple[list[tuple[int, int]], Ratings]:
     """The next round's pairs by `rule` (see hill.ladder.pairing)."""
     ratings = rate(ladder, start, exact_errors=False)
-    share = ratings.win_probability()
+    share = pairing.BattleShares(ratings.rating)
     if rule == "random":
         score = ratings.rating
     else:
-        score = quick_scores(ladder, share) if ladder.played else np.ones(ladder.size)
+        score = quick_scores(ladder, ratings.rating) if ladder.played else np.ones(ladder.size)
     state = pairing.PairingState(
         ladder.met, ladder.jousts(), ratings.rating, ratings.stderr, score, share
     )
@@ -204,10 +207,14 @@ def next_round(
 
 
 def budget_jousts(size: int, fraction: float) -> int:
-    """The jousts a budget buys: the fraction of the N (N - 1) / 2 pairs (at least 1)."""
+    """The jousts a budget buys: the fraction of the N (N - 1) / 2 pairs,
+    rounded down, since a budget is a maximum (20% of 4753 pairs buys 950
+    jousts, not 951; a budget too small for one joust buys none).  The
+    fraction counts as written: 0.57 of 300 pairs is 171, though 0.57 * 300
+    is 170.99999999999997 in binary floating point."""
     if not 0 < fraction <= 1:
         raise ValueError(f"the budget must be within (0, 1], not {fraction}")
-    return max(1, round(fraction * size * (size - 1) / 2))
+    return math.floor(Fraction(repr(fraction)) * (size * (size - 1) // 2))
 
 
 def run(
@@ -239,18 +246,39 @@ def run(
 
 
 def ladder_statistics(ladder: Ladder, result: Standing) -> statistics.Statistics:
-    """docs/statistics.md over the jousts played; the bootstrap reruns the markov
-    estimate with the model's expected wins kept for the unplayed pairs."""
+    """docs/statistics.md over the jousts played; the bootstrap rescores
+    each resample by how the estimate's markov moves with the played wins,
+    to first order (`resampled_scores`)."""
     record = ladder.record()
-    expected = result.estimate.filled_wins
-    unplayed = ~ladder.met
 
-    def scorer(wins: np.ndarray) -> np.ndarray:
-        filled = np.where(unplayed[None], expected[None], wins)
-        return np.stack([scoring.markov(w, BATTLES) for w in filled])
+    def scorer(draws: np.ndarray) -> np.ndarray:
+        return resampled_scores(result.estimate, record, draws)
 
     with single_threaded_blas():
-        return statistics.compute(record, result.order, scorer)
+        return statistics.compute(record, result.order, None, draws_scorer=scorer)
+
+
+def resampled_scores(
+    estimate: Estimate, record: statistics.Record, draws: np.ndarray
+) -> np.ndarray:
+    """(B, N) the estimated markov scores of the bootstrap's resamples:
+    configuration c drawn draws[r, c] times (statistics.resample_counts),
+    the model's expected wins kept for the unplayed pairs.  A resample
+    moves the played wins by sum_c (draws[r, c] - 1) S_c (S_c: the battles
+    won in configuration c); markov moves, to first order, by the same sum
+    of each configuration's response (hill.ladder.filled.Solution.response):
+    42 solves for any number of resamples."""
+    p, n = estimate.solution.p, record.size
+    first, second = record.pairs[:, 0], record.pairs[:, 1]
+    change = np.zeros((n, record.battles))
+    for c, outcome in enumerate(record.outcomes.T):
+        won, lost = (outcome == 1).astype(float), (outcome == -1).astype(float)
+        # S_c p less S_c's column sums times p: how W p - lost p moves with S_c
+        inflow = np.bincount(first, won * p[second], n) + np.bincount(second, lost * p[first], n)
+        losses = np.bincount(second, won, n) + np.bincount(first, lost, n)
+        change[:, c] = inflow - losses * p
+    response = estimate.solution.response(change)
+    return 1000 * (p[None, :] + (draws - 1) @ response.T)
 
 
 def joust_list(ladder: Ladder, names: Sequence[Any]) -> list[list[Any]]:

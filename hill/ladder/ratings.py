@@ -14,13 +14,18 @@ lost everything finite.  scipy's Newton-CG does the optimisation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import expit, log_expit
+from scipy.sparse import csr_matrix
+from scipy.special import expit
 
 # prior standard deviation of a rating, in logits (ratings span about -4..4)
 PRIOR_SD = 3.0
+# exact errors (an O(N^3) inverse of the information) up to this many
+# programs (0.4 s at 2,000); beyond, Posterior.approximate_variance
+EXACT_ERRORS_UP_TO = 2000
 MIN_SPREAD = 0.1  # the empirical prior is never narrower than this
 Z95 = 1.959964
 
@@ -38,6 +43,17 @@ class Games:
     share: np.ndarray
     weight: np.ndarray
     real: np.ndarray
+
+    @cached_property
+    def opponents(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each program's jousts as a sparse row pattern: (order, opponents,
+        starts) such that, for per-joust values v, the (N, N) csr matrix
+        (concatenate([v, v])[order], opponents, starts) holds v[k] at
+        [first[k], second[k]] and [second[k], first[k]]."""
+        sides = np.concatenate([self.first, self.second])
+        order = np.argsort(sides, kind="stable")
+        opponents = np.concatenate([self.second, self.first])[order]
+        return order, opponents, np.searchsorted(sides[order], np.arange(self.size + 1))
 
     @property
     def played(self) -> np.ndarray:
@@ -84,7 +100,7 @@ class Posterior:
     prior: np.ndarray
     sd: float
     dispersion: float
-    _last_flow: tuple[np.ndarray, np.ndarray] | None = field(
+    _last_hessian: tuple[np.ndarray, np.ndarray, csr_matrix] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
@@ -92,7 +108,9 @@ class Posterior:
         g = self.games
         d = s[g.first] - s[g.second]
         n = BATTLES * g.weight / self.dispersion
-        loss = -(n * (g.share * log_expit(d) + (1 - g.share) * log_expit(-d))).sum()
+        # -(y log sigmoid(d) + (1 - y) log sigmoid(-d)) = max(d, 0) + log(1 + e^-|d|) - y d
+        softplus = np.maximum(d, 0) + np.log1p(np.exp(-np.abs(d)))
+        loss = n @ softplus - (n * g.share) @ d
         residual = n * (expit(d) - g.share)  # d loss / d d
         grad = np.bincount(g.first, residual, len(s)) - np.bincount(g.second, residual, len(s))
         loss += 0.5 * ((s - self.prior) ** 2).sum() / self.sd**2
@@ -102,21 +120,27 @@ class Posterior:
         p = expit(s[self.games.first] - s[self.games.second])
         return BATTLES * self.games.weight * p * (1 - p) / self.dispersion
 
-    def _flow_at(self, s: np.ndarray) -> np.ndarray:
-        """_flow, kept for the last point: Newton-CG asks for many Hessian
-        products at each point."""
-        last = self._last_flow
+    def _hessian_at(self, s: np.ndarray) -> tuple[np.ndarray, csr_matrix]:
+        """The Hessian at s as its diagonal and the jousts' weights (flows)
+        between opponents, kept for the last point: Newton-CG asks for many
+        Hessian products at each point."""
+        last = self._last_hessian
         if last is None or not np.array_equal(last[0], s):
-            last = self._last_flow = (s.copy(), self._flow(s))
-        return last[1]
+            flow = self._flow(s)
+            order, opponents, starts = self.games.opponents
+            n = self.games.size
+            flows = np.concatenate([flow, flow])[order]
+            flows = csr_matrix((flows, opponents, starts), shape=(n, n))
+            last = self._last_hessian = (s.copy(), self._diagonal(flow), flows)
+        return last[1], last[2]
 
     def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
-        g = self.games
-        flow = self._flow_at(s) * (v[g.first] - v[g.second])
-        product = np.bincount(g.first, flow, len(s)) - np.bincount(g.second, flow, len(s))
-        return product + v / self.sd**2
+        diagonal, flows = self._hessian_at(s)
+        return diagonal * v - flows @ v
 
     def information(self, s: np.ndarray) -> np.ndarray:
+        """(N, N) the Hessian of the objective: the Laplacian of the jousts'
+        weights plus the prior's 1 / sd^2."""
         g, flow = self.games, self._flow(s)
         matrix = np.diag(np.full(g.size, 1 / self.sd**2))
         np.add.at(matrix, (g.first, g.first), flow)
@@ -124,6 +148,28 @@ class Posterior:
         np.add.at(matrix, (g.first, g.second), -flow)
         np.add.at(matrix, (g.second, g.first), -flow)
         return matrix
+
+    def information_diagonal(self, s: np.ndarray) -> np.ndarray:
+        """The diagonal of `information`, in O(jousts)."""
+        return self._diagonal(self._flow(s))
+
+    def _diagonal(self, flow: np.ndarray) -> np.ndarray:
+        g = self.games
+        played = np.bincount(g.first, flow, g.size) + np.bincount(g.second, flow, g.size)
+        return 1 / self.sd**2 + played
+
+    def approximate_variance(self, s: np.ndarray) -> np.ndarray:
+        """Var(s_a - mean(s)) to second order, in O(jousts): 1 / I_aa plus
+        the opponents' own uncertainty, sum_b I_ab^2 / (I_aa^2 I_bb), as if
+        they were independent (on ladders of 1,000 and 3,000 programs the
+        errors are then 2.6% and 1.5% rms, 18% and 11% at worst, against
+        the exact inverse; they shrink as the pool grows)."""
+        g, flow = self.games, self._flow(s)
+        diagonal = self.information_diagonal(s)
+        a, b = g.first, g.second
+        opponents = np.bincount(a, flow**2 / diagonal[b], g.size)
+        opponents += np.bincount(b, flow**2 / diagonal[a], g.size)
+        return 1 / diagonal + opponents / diagonal**2
 
     def maximise(self, start: np.ndarray) -> np.ndarray:
         return minimize(
@@ -146,7 +192,8 @@ def fit(
 ) -> Ratings:
     """The maximum a posteriori ratings and their quasi-likelihood errors
     (`exact_errors=False`: from the diagonal of the information only, which
-    ignores the opponents' uncertainty; quick, for steering the pairing).
+    ignores the opponents' uncertainty; quick, for steering the pairing;
+    exact up to EXACT_ERRORS_UP_TO programs, then to second order).
 
     Empirical Bayes: a first fit under a weak prior measures the dispersion
     and how far the ratings spread beyond their own noise; that spread is
@@ -159,15 +206,16 @@ def fit(
     s = weak.maximise(start)
     dispersion = _dispersion(games, expit(s[games.first] - s[games.second]))
     first = replace(weak, dispersion=dispersion)
-    noise = 1 / np.diag(first.information(s))
+    noise = 1 / first.information_diagonal(s)
     spread = np.sqrt(max(np.var(s - prior) - noise.mean(), MIN_SPREAD**2))
     final = replace(first, sd=min(spread, PRIOR_SD))
     s = final.maximise(s)
-    information = final.information(s)
-    if exact_errors:
-        variance = centred_variance(np.linalg.inv(information))
+    if not exact_errors:
+        variance = 1 / final.information_diagonal(s)
+    elif games.size <= EXACT_ERRORS_UP_TO:
+        variance = centred_variance(np.linalg.inv(final.information(s)))
     else:
-        variance = 1 / np.diag(information)
+        variance = final.approximate_variance(s)
     return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion, final.sd)
 
 

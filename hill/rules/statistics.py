@@ -34,6 +34,11 @@ YATES_BELOW = 5.0
 # a scorer maps battle-wins matrices (B, N, N) (wins[b, a, c]: battles a won
 # against c in resample b) to scores (B, N), higher is better
 BatchScorer = Callable[[np.ndarray], np.ndarray]
+# a draws scorer maps the resamples' draws (B, 42) (how often each
+# configuration is drawn, resample_counts) to scores (B, N): for a ranking
+# that rescores a resample without forming its battle-wins matrix (the
+# ladder's, over thousands of programs)
+DrawsScorer = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -185,12 +190,20 @@ def rank_interval(
             for at in range(0, resamples, chunk)
         ]
     ).reshape(resamples, record.size)  # (B, N)
-    position = np.empty(record.size, dtype=np.int64)
-    position[np.asarray(order, dtype=np.int64)] = np.arange(record.size)
+    return rank_percentiles(scores, order)
+
+
+def rank_percentiles(scores: np.ndarray, order: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """95% rank interval (low, high) per program from (B, N) resampled
+    scores: rank each resample (equal scores keep the current order), take
+    the 2.5% and 97.5% percentiles."""
+    size = scores.shape[1]
+    position = np.empty(size, dtype=np.int64)
+    position[np.asarray(order, dtype=np.int64)] = np.arange(size)
     # rank order per resample: score descending, then the current position
     sorted_ = np.lexsort((np.broadcast_to(position, scores.shape), -scores), axis=1)
     ranks = np.empty_like(sorted_)
-    np.put_along_axis(ranks, sorted_, np.arange(1, record.size + 1)[None, :], axis=1)
+    np.put_along_axis(ranks, sorted_, np.arange(1, size + 1)[None, :], axis=1)
     low = np.floor(np.percentile(ranks, 2.5, axis=0)).astype(int)
     high = np.ceil(np.percentile(ranks, 97.5, axis=0)).astype(int)
     return low, high
@@ -236,12 +249,14 @@ STATS_FIELDS = (
 def compute(
     record: Record,
     order: Sequence[int],
-    scorer: BatchScorer,
+    scorer: BatchScorer | None,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
+    draws_scorer: DrawsScorer | None = None,
 ) -> Statistics:
     """All statistics; `order` is the current ranking (indices, best first)
-    and `scorer` the ranking method, rerun on each bootstrap resample."""
+    and `scorer` the ranking method, rerun on each bootstrap resample (or
+    `draws_scorer`, given the resamples' draws)."""
     order = np.asarray(order, dtype=np.int64)
     counts = record.per_program(record.counts().astype(float))
     jousts = record.jousts()
@@ -250,7 +265,13 @@ def compute(
     tapl = test_statistic(counts, luck_shares(counts.sum(axis=0)))
     qooa = opponent_quality(record, rank)
     points = (counts[:, 0] - counts[:, 2]) / record.battles
-    low, high = rank_interval(record, scorer, order, resamples, seed)
+    if draws_scorer is not None:
+        draws = resample_counts(record.battles, resamples, seed)
+        low, high = rank_percentiles(draws_scorer(draws), order)
+    elif scorer is not None:
+        low, high = rank_interval(record, scorer, order, resamples, seed)
+    else:
+        raise ValueError("the rank interval needs a scorer")
     return Statistics(
         wins=counts[:, 0],
         ties=counts[:, 1],

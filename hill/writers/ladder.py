@@ -43,9 +43,9 @@ from hill.store.queries import code_by_hash
 from hill.writers.hill import Hill
 
 RULE = "markov"  # the pairing rule (hill.ladder.pairing)
-# refits take at most about this share of the ladder's time: a refit is
-# O(N^3) (the bootstrap's markov scores), so on thousands of programs it
-# would otherwise crowd out the jousts
+# refits take at most about this share of the ladder's time: a refit takes
+# seconds on thousands of programs (O(jousts + N^2)), so it would otherwise
+# crowd out the jousts
 REFIT_SHARE = 0.1
 
 

@@ -212,6 +212,29 @@ def run_battle(
     return _battle(left, right, length, kettle, max_cycles, None, None)
 
 
+@dataclass
+class Stats:
+    """A battle's statistics, counted straight from the words of docs/analytics.md."""
+
+    length: int
+    cycles: int = 0
+    tape_end: list[int] | None = None
+    heat: list[list[int]] | None = None
+    decoy: list[list[int]] | None = None
+
+    def __post_init__(self) -> None:
+        self.heat = [[0] * self.length, [0] * self.length]
+        self.decoy = [[0] * self.length, [0] * self.length]
+
+
+def battle_stats(
+    left: RefProgram, right: RefProgram, length: int, kettle: bool, max_cycles: int = 100_000
+) -> tuple[int, Stats]:
+    """The outcome and the statistics of one battle."""
+    stats = Stats(length)
+    return _battle(left, right, length, kettle, max_cycles, None, None, stats), stats
+
+
 def trace_battle(
     left: RefProgram, right: RefProgram, length: int, kettle: bool, max_cycles: int = 100_000
 ) -> tuple[int, list[tuple[int, int, bytes]]]:
@@ -228,6 +251,7 @@ def _battle(
     max_cycles: int,
     states: list[tuple[int, int, bytes]] | None,
     executed: list[tuple[int, int]] | None,
+    stats: Stats | None = None,
 ) -> int:
     programs = (left, right)
     tape = [0] * length
@@ -236,6 +260,7 @@ def _battle(
     forward = (1, -1)  # the right program's > goes to lower cells
     ip = [0, 0]
     zero_flags = [0, 0]
+    outcome = 0
     for _cycle in range(max_cycles):
         start = list(tape)  # [ and ] test the tape as it was at the start
         fell = [False, False]
@@ -253,6 +278,10 @@ def _battle(
                     delta = -delta
                 tape[pointer[side]] = (tape[pointer[side]] + delta) % 256
             elif op in "<>":
+                if stats is not None:  # a decoy: the cell's size as the pointer leaves it
+                    value = tape[pointer[side]]
+                    size = value if value < 128 else 256 - value
+                    stats.decoy[side][pointer[side]] = max(stats.decoy[side][pointer[side]], size)
                 pointer[side] += forward[side] * (1 if op == ">" else -1)
                 fell[side] = not 0 <= pointer[side] < length
             elif op in "[]" and (start[pointer[side]] == 0) == (op == "["):
@@ -263,9 +292,18 @@ def _battle(
         for side, flag in ((0, 0), (1, length - 1)):
             zero_flags[side] = zero_flags[side] + 1 if tape[flag] == 0 else 0
         lost = [fell[s] or zero_flags[s] >= 2 for s in (0, 1)]
+        if stats is not None:
+            # the right program falling off ends the battle before its cycle counts
+            stats.cycles += 0 if fell[1] else 1
+            if not (lost[0] or lost[1]):  # heat: only cycles after which the battle went on
+                stats.heat[0][pointer[0]] += 1
+                stats.heat[1][pointer[1]] += 1
         if lost[0] or lost[1]:
-            return 0 if lost[0] and lost[1] else (-1 if lost[0] else 1)
-    return 0
+            outcome = 0 if lost[0] and lost[1] else (-1 if lost[0] else 1)
+            break
+    if stats is not None:
+        stats.tape_end = [v - 256 if v >= 128 else v for v in tape]
+    return outcome
 
 
 def _source_at(program: RefProgram, k: int) -> int:

@@ -1,0 +1,297 @@
+"""The round robin's battle-wins matrix filled in by a model, never formed.
+
+The markov estimate (hill.ladder.estimate) and its quick version between
+rounds (hill.ladder.ladder) fill the round robin's battle-wins matrix W
+with the jousts played and, for every other pair, the battles a model of
+the matchups expects a to win against b:
+
+    BATTLES * max(sigmoid(left[a] . right[b]) - tie[a] * tie[b] / 2, 0)
+
+a logistic model whose logits are a low-rank product (Bradley-Terry's
+s_a - s_b is (s_a, 1) . (1, -s_b)), less half the expected ties (tie[a]^2
+is a's tie rate).  On 10,000 programs W has 10^8 entries (800 MB); here it
+is only multiplied, a block of rows at a time: a product costs O(N^2)
+arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
+
+- `Filled.markov`: markov's stationary distribution (hill.scoring.markov:
+  W p = lost * p, lost the column sums of W, sum p = 1) by defect
+  correction.  An approximate W~ keeps the played entries and the
+  diagonal exact and replaces the model by its skeleton (CUR: SKELETON
+  sampled columns and twice as many rows): a W~ product costs
+  O(N SKELETON + jousts).  Each exact product measures the residual
+  W p - lost * p, and a solve with W~ corrects p by it; each round divides
+  the error by about |W - W~| over the chain's spectral gap (10^-3 on
+  ladders of 1,000 to 10,000 programs), so two exact products reach 10^-8
+  and three 10^-11, where one dense solve cost O(N^3).  A pool of at most
+  2 SKELETON programs has its model held whole: W is formed, and solved by
+  the hill's own markov.
+- `Solution.response`: how p moves when the played wins move (first order,
+  through W~), for the bootstrap of the rank intervals
+  (hill.ladder.ladder.resampled_scores).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy.sparse import csr_matrix
+
+from hill.rules import scoring
+
+Index = slice | np.ndarray
+
+BATTLES = 42
+SKELETON = 300  # columns of the model's skeleton (and twice as many rows)
+# markov stops after a correction that moves p by less (sum of |change|):
+# what is left is a thousandth of that on the ladder's pools
+TOLERANCE = 1e-5
+BLOCK_CELLS = 1 << 21  # entries of W computed at once (16 MB)
+_PASSES = 12  # exact products at most (each divides the error by ~1000)
+_INNER = 2000  # iterations of a W~ solve at most (each divides the error by ~7)
+_SETTLED = 1e-7  # a W~ solve stops when a step moves its answer by less (relative)
+_DAMPING = 0.9  # a W~ iteration's step: less than 1, so that a periodic chain converges
+
+
+@dataclass(frozen=True)
+class Filled:
+    """W: the played jousts' battles won (first[k] against second[k]:
+    wins[k, 0] to wins[k, 1], each pair at most once) and elsewhere the
+    model's expected wins (see the module), 0 on the diagonal."""
+
+    left: np.ndarray  # (N, R): the model's logit of a against b is left[a] . right[b]
+    right: np.ndarray  # (N, R)
+    tie: np.ndarray  # (N,) square roots of the tie rates
+    first: np.ndarray  # (K,)
+    second: np.ndarray  # (K,)
+    wins: np.ndarray  # (K, 2)
+
+    @property
+    def size(self) -> int:
+        return len(self.tie)
+
+    def _shares(
+        self, rows: Index, columns: Index = slice(None), out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The model's battle shares of programs `rows` against `columns`."""
+        block = np.matmul(self.left[rows], self.right[columns].T, out=out)
+        np.negative(block, out=block)
+        with np.errstate(over="ignore"):  # exp(710) is inf: a share of 0, as it should be
+            np.exp(block, out=block)
+        block += 1
+        return np.reciprocal(block, out=block)
+
+    def _expected(
+        self,
+        share: np.ndarray,
+        rows: Index,
+        columns: Index = slice(None),
+        work: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The model's expected battles won, over BATTLES, from its shares (in place)."""
+        share -= np.multiply.outer(self.tie[rows] / 2, self.tie[columns], out=work)
+        return np.maximum(share, 0, out=share)
+
+    @cached_property
+    def _exact(self) -> tuple[csr_matrix, csr_matrix]:
+        """Sparse corrections that make the model's matrices exact on the
+        played pairs and the diagonal: W is the model's expected wins plus
+        the first; G (`product`) the model's slopes plus the second."""
+        n = self.size
+        diagonal = np.arange(n)
+        rows = np.concatenate([self.first, self.second, diagonal])
+        columns = np.concatenate([self.second, self.first, diagonal])
+        logit = np.empty(len(rows))
+        step = max(1, BLOCK_CELLS // self.left.shape[1])  # the factors' rows gathered at once
+        for at in range(0, len(rows), step):
+            part = slice(at, at + step)
+            logit[part] = np.einsum("kr,kr->k", self.left[rows[part]], self.right[columns[part]])
+        with np.errstate(over="ignore"):
+            share = 1 / (1 + np.exp(-logit))
+        model = BATTLES * np.maximum(share - self.tie[rows] * self.tie[columns] / 2, 0)
+        played = np.concatenate([self.wins[:, 0], self.wins[:, 1], np.zeros(n)])
+        wins = csr_matrix((played - model, (rows, columns)), shape=(n, n))
+        slopes = csr_matrix((-BATTLES * share * (1 - share), (rows, columns)), shape=(n, n))
+        return wins, slopes
+
+    def _blocks(self) -> list[slice]:
+        n = self.size
+        step = max(1, BLOCK_CELLS // max(n, 1))
+        return [slice(at, min(at + step, n)) for at in range(0, n, step)]
+
+    def product(
+        self, x: np.ndarray, lost: bool = False, slopes: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """W x; with `lost`, the column sums of W (the battles each program
+        lost); with `slopes`, G x, G holding BATTLES s (1 - s) on the
+        unplayed pairs (s the model's share) and 0 elsewhere.  One pass
+        over W, a block of rows at a time in two buffers kept for the pass."""
+        blocks = self._blocks()
+        height = blocks[0].stop if blocks else 0
+        share_rows, work_rows = np.empty((height, self.size)), np.empty((height, self.size))
+        wins, columns, slope = np.zeros_like(x), np.zeros(self.size), np.zeros_like(x)
+        for rows in blocks:
+            count = rows.stop - rows.start
+            share = self._shares(rows, out=share_rows[:count])
+            work = work_rows[:count]
+            if slopes:
+                np.subtract(1, share, out=work)
+                slope[rows] = np.multiply(work, share, out=work) @ x
+            block = self._expected(share, rows, work=work)
+            wins[rows] = block @ x
+            if lost:
+                columns += block.sum(axis=0)
+        exact_wins, exact_slopes = self._exact
+        wins = BATTLES * wins + exact_wins @ x
+        columns = BATTLES * columns + np.asarray(exact_wins.sum(axis=0)).ravel()
+        return (
+            wins,
+            columns if lost else None,
+            BATTLES * slope + exact_slopes @ x if slopes else None,
+        )
+
+    def skeleton(self, size: int | None = None) -> Skeleton:
+        """W~ (see the module): the model's skeleton from the columns of
+        `size` (SKELETON) sampled programs and the rows of twice as many
+        (the model itself on a pool no larger).  The rows oversample the
+        columns and the core's pseudo-inverse drops what is below 10^-4 of
+        its largest singular value: a square, untruncated core amplifies
+        the skeleton's error a hundredfold."""
+        n = self.size
+        size = SKELETON if size is None else size
+        if 2 * size >= n:
+            model = [self._expected(self._shares(rows), rows) for rows in self._blocks()]
+            return Skeleton(self._exact[0], BATTLES * np.vstack(model), None)
+        rng = np.random.default_rng(0)
+        drawn = rng.choice(n, 2 * size, replace=False)
+        columns, rows = np.sort(drawn[:size]), np.sort(drawn)
+        left = self._expected(self._shares(slice(None), columns), slice(None), columns)
+        right = self._expected(self._shares(rows), rows)
+        core = np.linalg.pinv(left[rows], rcond=1e-4)
+        return Skeleton(self._exact[0], BATTLES * left, core @ right)
+
+    def markov(self, slopes: bool = False, tolerance: float = TOLERANCE) -> Solution:
+        """markov's stationary distribution of W (see the module); with
+        `slopes`, also W p, G p and G 1 (`product`) for the estimate's
+        intervals, at the p of the second exact product (within 10^-5)."""
+        n = self.size
+        approx = self.skeleton()
+        if approx.rows is None:  # W fits in memory: the hill's own markov
+            p = scoring.markov(approx.dense(), BATTLES) / 1000
+            x = np.stack([p, np.ones(n)], axis=1)
+            wins, lost, slope = self.product(x, lost=True, slopes=slopes)
+            return Solution(p, lost, approx, wins[:, 0], slope)
+        p = approx.stationary(approx.column_sums())
+        mode = lost = inflow = slope = None
+        for done in range(_PASSES):
+            wanted = slopes and slope is None and done > 0
+            x = np.stack([p, np.ones(n)], axis=1) if wanted else p
+            wins, columns, slope_now = self.product(x, lost=lost is None, slopes=wanted)
+            if wanted:
+                wins, slope, inflow = wins[:, 0], slope_now, wins[:, 0]
+            if lost is None:
+                lost = columns
+                if (lost <= 0).any():
+                    return Solution(_degenerate(lost), lost, approx, None, None)
+                mode = approx.stationary(lost, p)  # W~'s own, with the exact battles lost
+            step = approx.solve(lost, (wins - lost * p)[:, None], mode, _SETTLED)[:, 0]
+            p = p + step
+            if np.abs(step).sum() <= tolerance and (slope is not None or not slopes):
+                break
+        return Solution(p, lost, approx, inflow, slope)
+
+
+def _degenerate(lost: np.ndarray) -> np.ndarray:
+    """markov where some program lost no battle (hill.scoring.markov's
+    answer): alone, it keeps everything; with others, no one is preferred."""
+    unbeaten = lost <= 0
+    if unbeaten.sum() == 1:
+        return unbeaten.astype(float)
+    return np.full(len(lost), 1 / len(lost))
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    """W~ = columns @ rows + exact (rows None: columns is the model itself,
+    and W~ is W)."""
+
+    exact: csr_matrix
+    columns: np.ndarray
+    rows: np.ndarray | None
+
+    def dense(self) -> np.ndarray:
+        """W itself, on a pool small enough for its model to be held whole."""
+        assert self.rows is None
+        return self.columns + self.exact.toarray()
+
+    def product(self, x: np.ndarray) -> np.ndarray:
+        model = self.columns @ x if self.rows is None else self.columns @ (self.rows @ x)
+        return model + self.exact @ x
+
+    def column_sums(self) -> np.ndarray:
+        ones = np.ones(len(self.columns))
+        model = ones @ self.columns if self.rows is None else (ones @ self.columns) @ self.rows
+        return model + np.asarray(self.exact.sum(axis=0)).ravel()
+
+    def stationary(self, lost: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+        """p with W~ p = lost p and sum p = 1, by the damped power iteration
+        of the chain (its second eigenvalue is about 0.15 on the ladder's
+        pools: each step gains nearly a digit; the damping keeps a periodic
+        part of a pool from oscillating)."""
+        n = len(lost)
+        p = np.full(n, 1 / n) if start is None else start
+        lost = np.where(lost > 0, lost, 1.0)
+        for _ in range(_INNER):
+            following = np.maximum(self.product(p) / lost, 0)
+            following = (1 - _DAMPING) * p + _DAMPING * following / max(following.sum(), 1e-300)
+            change = np.abs(following - p).sum()
+            p = following
+            if change <= _SETTLED:
+                break
+        return p
+
+    def solve(
+        self, lost: np.ndarray, change: np.ndarray, mode: np.ndarray, tolerance: float
+    ) -> np.ndarray:
+        """x with (W~ - diag(lost)) x = -change, the columns of x summing to
+        0.  Dense (hill.scoring.markov's system) when W~ is W; otherwise the
+        damped iteration x <- (W~ x + change) / lost, the chain's own
+        direction `mode` (its stationary p) taken out at each step."""
+        if self.rows is None:
+            system = self.dense() - np.diag(lost)
+            system[-1] = 1
+            rhs = -change
+            rhs[-1] = 0
+            try:
+                return np.linalg.solve(system, rhs)
+            except np.linalg.LinAlgError:  # not unique (see _degenerate): no response
+                return np.zeros_like(change)
+        x = np.zeros_like(change)
+        scale = np.abs(change / lost[:, None]).sum(axis=0)
+        for _ in range(_INNER):
+            following = (self.product(x) + change) / lost[:, None]
+            following = (1 - _DAMPING) * x + _DAMPING * following
+            following -= np.multiply.outer(mode, following.sum(axis=0))
+            moved = np.abs(following - x).sum(axis=0)
+            x = following
+            if (moved <= tolerance * np.maximum(scale, 1e-300)).all():
+                break
+        return x
+
+
+@dataclass(frozen=True)
+class Solution:
+    """markov of a filled matrix: p (summing to 1), the battles each program
+    lost (column sums of W) and, when asked, W p and G p, G 1 (`Filled.product`)."""
+
+    p: np.ndarray
+    lost: np.ndarray
+    skeleton: Skeleton
+    inflow: np.ndarray | None
+    slopes: np.ndarray | None  # (N, 2): G p, G 1
+
+    def response(self, change: np.ndarray, tolerance: float = 1e-4) -> np.ndarray:
+        """(N, C): to first order, how p moves for each column of `change`
+        (N, C), the change of W p - lost * p at p when the played wins move."""
+        return self.skeleton.solve(self.lost, change, self.p, tolerance)
