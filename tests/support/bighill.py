@@ -46,6 +46,14 @@ def archive_hill(data: Path, programs: list[tuple[str, bytes]]) -> None:
         hill.close()
 
 
+def committed_matches(data: Path) -> int:
+    """The tournament matches committed in the hill at `data` (all its
+    tournaments), counted in SQL: a view of a big tournament takes seconds."""
+    with contextlib.closing(sqlite3.connect(data / "hill.sqlite3", timeout=30)) as db:
+        query = "SELECT count(*) FROM tournament_matches WHERE status = 'committed'"
+        return db.execute(query).fetchone()[0]
+
+
 class WriteLockProbe:
     """Takes SQLite's write lock of `database` again and again (an empty
     transaction, as the request book's insert would), from a thread of the
