@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import itertools
 import sqlite3
 import subprocess
@@ -20,13 +21,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import aiohttp
 import pytest
 from support import ircservers
 from support.botharness import CHANNEL, run, wait_until
 from support.botprocess import BotProcess, nick_free
 from support.ircclient import IrcTestClient
 
-from bot.ircd import Ngircd
+from bot.ircd import Ngircd, free_port
 
 ngircd = ircservers.ngircd  # the fixture
 PROGRAMS = [f"(>)*{n}([-]>)*{21 - n % 3}" for n in range(2, 12)]
@@ -85,7 +87,13 @@ def hill_changes(data: Path) -> int:
 
 def test_a_full_disk_loses_nothing_and_says_so(ngircd: Ngircd, tmp_path: Path) -> None:
     with small_disk(tmp_path / "disk") as disk:
-        bot = BotProcess(disk, ngircd.port, "fullbot", irc="rate_limit_per_user = 20\n")
+        bot = BotProcess(
+            disk,
+            ngircd.port,
+            "fullbot",
+            irc="rate_limit_per_user = 20\n",
+            web=f"port = {free_port()}\n",
+        )
         try:
             run(scenario(bot, ngircd, disk), timeout=240)
         finally:
@@ -96,18 +104,25 @@ def test_a_full_disk_loses_nothing_and_says_so(ngircd: Ngircd, tmp_path: Path) -
     assert "Traceback" not in log
     assert "something went wrong" not in log
     waits = [line for line in log.splitlines() if "waits: the hill's disk is full" in line]
-    assert 1 <= len(waits) <= 6, waits  # one line per worker, not one a try
+    assert 1 <= len(waits) <= 7, waits  # one line per worker, not one a try
     assert "the request runner goes on" in log and "git (behind the database) goes on" in log
+    assert "the upload form goes on" in log
     assert [(r[0], r[1], r[3]) for r in requests] == [
         (f"alice.s{n}", "done", 1) for n in range(3)
-    ] + [("alice.p1", "done", 1), ("bob.p2", "done", 1), ("carol.p3", "done", 1)]
+    ] + [
+        ("alice.p1", "done", 1),
+        ("bob.p2", "done", 1),
+        ("carol.p3", "done", 1),
+        ("dan.big", "done", 1),
+    ]
 
 
 async def scenario(bot: BotProcess, ngircd: Ngircd, disk: Path) -> None:
     alice = await IrcTestClient("alice").connect(ngircd.port)
     bob = await IrcTestClient("bob").connect(ngircd.port)
     carol = await IrcTestClient("carol").connect(ngircd.port)
-    for client in (alice, bob, carol):
+    dan = await IrcTestClient("dan").connect(ngircd.port)
+    for client in (alice, bob, carol, dan):
         await client.join(CHANNEL)
     await nick_free(alice, bot.nick)
     bot.start()
@@ -116,6 +131,10 @@ async def scenario(bot: BotProcess, ngircd: Ngircd, disk: Path) -> None:
         alice.say(CHANNEL, f"!bfjoust s{n} {PROGRAMS[n]}")
         assert "New program" in await alice.reply(bot.nick, f"alice.s{n}")
     assert commits(bot.data) == hill_changes(bot.data) == 3
+    dan.say(CHANNEL, "!bfjoust-upload big")  # a link, used once the disk is full
+    given = await dan.expect(lambda m: m.command == "NOTICE" and "/upload/" in m.text, 20)
+    link = given.text.split(" at ")[1].split()[0]
+    assert await dan.reply(bot.nick) == "I have sent you the upload link in private"
 
     # no inode left: git cannot write; the database (its files exist) can
     (disk / "filler").touch()  # for later
@@ -138,6 +157,12 @@ async def scenario(bot: BotProcess, ngircd: Ngircd, disk: Path) -> None:
     )
     carol.say(bot.nick, f"!bfjoust p3 {PROGRAMS[5]}")  # in private
     assert (await carol.reply(bot.nick, "carol.p3")).startswith("the hill's disk is full")
+    # the upload form says so and keeps the link; another link cannot be made
+    status, page = await post_program(link, PROGRAMS[6])
+    assert status == 503 and html.escape(PROGRAMS[6]) in page, page  # the pasted program kept
+    assert "the hill&#39;s disk is full: nothing was recorded and the link still works" in page
+    dan.say(CHANNEL, "!bfjoust-upload other")
+    assert await dan.reply(bot.nick) == "the hill's disk is full; try again in a few minutes"
     await asyncio.sleep(8)  # the runner, the ladder and git keep trying meanwhile
 
     # room again: what was kept is recorded, played and answered, and git
@@ -149,7 +174,19 @@ async def scenario(bot: BotProcess, ngircd: Ngircd, disk: Path) -> None:
     print(f"answered {time.monotonic() - freed:.1f} s after the space came back")
     await wait_until(lambda: commits(bot.data) == hill_changes(bot.data) == 6, timeout=30)
     print(f"git caught up {time.monotonic() - freed:.1f} s after the space came back")
+    status, page = await post_program(link, PROGRAMS[6])  # the same link, now it can be
+    assert status == 200 and "dan.big" in page
+    assert (await dan.reply(bot.nick, "dan.big", timeout=30)).startswith("New program dan.big")
     await wait_until(lambda: all(r[3] for r in bot.requests()), timeout=10)
+
+
+async def post_program(link: str, code: str) -> tuple[int, str]:
+    """The upload form posted as a browser does (multipart); after a
+    redirect, the page it leads to."""
+    form = aiohttp.FormData({"code": code})
+    form.add_field("file", b"", filename="")  # no file chosen
+    async with aiohttp.ClientSession() as session, session.post(link, data=form) as response:
+        return response.status, await response.text()
 
 
 def test_a_database_locked_too_long_keeps_the_request(ngircd: Ngircd, tmp_path: Path) -> None:
