@@ -27,6 +27,10 @@ Checkpoint = Callable[[], None]
 WRITE_INTERVAL = 0.2  # seconds between writes of committed results
 WRITE_MOST = 5000  # committed results written together at most (a short write)
 CHECK_EVERY = 256  # results between two checkpoints
+# a round's matches are played a block at a time: what a block needs (its
+# pairs, the matches waiting for each) is a few megabytes, where a round
+# robin of 1,000 at once needed a hundred
+BLOCK = 20_000
 
 
 class Tournament:
@@ -87,24 +91,33 @@ class Tournament:
         matches = self.ledger.check_out()
         self.store.write([match for match in matches if match.key not in self.stored_out])
         self.stored_out.clear()
+        with WriteBehind(self.store) as writes:
+            for start in range(0, len(matches), BLOCK):
+                self._play_block(matches[start : start + BLOCK], writes, progress)
+
+    def _play_block(
+        self, matches: Sequence[ScheduledMatch], writes: WriteBehind, progress: Progress | None
+    ) -> None:
+        """Commit checked-out matches: from the jousts known (stored, or
+        played already), else played; a joust serves every match of its
+        pair (two entrants may have the same code)."""
         waiting: dict[Pair, list[tuple[ScheduledMatch, int]]] = defaultdict(list)
         for match in matches:
             pair, sign = arena.oriented(self.hashes[match.a], self.hashes[match.b])
             waiting[pair].append((match, sign))
-        with WriteBehind(self.store) as writes:
-            known = [pair for pair in waiting if pair in self.results]  # stored, or a rematch
-            for done, pair in enumerate(known):
-                if done % CHECK_EVERY == 0:
-                    self.checkpoint()
-                margin = int(self.results.between(*pair).sum())
-                writes.add(self._commit(waiting.pop(pair), margin, progress))
-            jousts = self.arena.play(list(waiting), self.code.__getitem__)
-            for done, (pair, result) in enumerate(jousts, 1):
-                if done % CHECK_EVERY == 0:
-                    self.checkpoint()
-                played = Played(pair, result)
-                self.results.add([played])
-                writes.add(self._commit(waiting.pop(pair), result.score, progress), played)
+        known = [pair for pair in waiting if pair in self.results]
+        for done, pair in enumerate(known):
+            if done % CHECK_EVERY == 0:
+                self.checkpoint()
+            margin = int(self.results.between(*pair).sum())
+            writes.add(self._commit(waiting.pop(pair), margin, progress))
+        jousts = self.arena.play(list(waiting), self.code.__getitem__)
+        for done, (pair, result) in enumerate(jousts, 1):
+            if done % CHECK_EVERY == 0:
+                self.checkpoint()
+            played = Played(pair, result)
+            self.results.add([played])
+            writes.add(self._commit(waiting.pop(pair), result.score, progress), played)
         if waiting:
             raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
 

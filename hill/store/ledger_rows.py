@@ -17,7 +17,7 @@ again, with the same pairs, as the rules are pure), the end last.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from sqlalchemy.dialects.sqlite import insert
@@ -42,13 +42,19 @@ def write_statements(
     matches: Any,
     end: Callable[[str], Any],
     key: Mapping[str, Any] | None = None,
-) -> list[Statement]:
+) -> Iterator[Statement]:
     """The statements that keep `changes`, each with up to ROWS rows, in
     an order whose every prefix is consistent: the matches (inserted, or
     updated: a match opened again after a cut-off opening, a status, a
-    margin) in the order given, then the rounds
-    opened, then `end(reason)`."""
+    margin) in the order given, then the rounds opened, then `end(reason)`.
+    Made as they are taken (half a million rows at once would be hundreds
+    of megabytes)."""
     key = dict(key or {})
+    upsert = insert(matches)
+    upsert = upsert.on_conflict_do_update(
+        index_elements=[*key, "round", "board"],
+        set_={name: upsert.excluded[name] for name in ("a", "b", "status", "margin")},
+    )
     match_rows: list[dict[str, Any]] = []
     round_rows: list[dict[str, Any]] = []
     ends: list[str] = []
@@ -65,19 +71,17 @@ def write_statements(
                     "margin": change.margin,
                 }
             )
+            if len(match_rows) == ROWS:
+                yield upsert, match_rows
+                match_rows = []
         elif isinstance(change, RoundOpened):
             round_rows.append({**key, "number": change.number, "bye": change.bye})
         else:
             ends.append(change.reason)
-    upsert = insert(matches)
-    upsert = upsert.on_conflict_do_update(
-        index_elements=[*key, "round", "board"],
-        set_={name: upsert.excluded[name] for name in ("a", "b", "status", "margin")},
-    )
-    statements: list[Statement] = [(upsert, rows) for rows in slices(match_rows)]
-    statements += [(insert(rounds), rows) for rows in slices(round_rows)]
-    statements += [(end(reason), None) for reason in ends]
-    return statements
+    if match_rows:
+        yield upsert, match_rows
+    yield from ((insert(rounds), rows) for rows in slices(round_rows))
+    yield from ((end(reason), None) for reason in ends)
 
 
 def slices(rows: list[Any], size: int = ROWS) -> list[list[Any]]:
@@ -92,8 +96,16 @@ def stored_changes(
     cut off are left out), then the end if there is one."""
     changes: list[LedgerChange] = [RoundOpened(row.number, row.bye) for row in rounds]
     opened = {change.number for change in changes}
+    names: dict[str, str] = {}  # one string a name, not one a row (half a million rows)
     changes += [
-        ScheduledMatch(row.round, row.board, row.a, row.b, STATUS[row.status], row.margin)
+        ScheduledMatch(
+            row.round,
+            row.board,
+            names.setdefault(row.a, row.a),
+            names.setdefault(row.b, row.b),
+            STATUS[row.status],
+            row.margin,
+        )
         for row in matches
         if row.round in opened
     ]

@@ -155,7 +155,10 @@ def _changes(session: Session, tournament_id: int) -> list[LedgerChange]:
     ended = session.scalar(select(TournamentRow.ended).where(TournamentRow.id == tournament_id))
     return stored_changes(
         session.execute(rounds.order_by(RoundRow.number)),
-        session.execute(matches.order_by(MatchRow.round, MatchRow.board)),
+        # streamed: half a million rows fetched at once would be 100 MB of them
+        session.execute(
+            matches.order_by(MatchRow.round, MatchRow.board).execution_options(yield_per=10_000)
+        ),
         ended,
     )
 

@@ -30,7 +30,7 @@ class MatchStatus(StrEnum):
     COMMITTED = "committed"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a round robin of 1,000 keeps half a million
 class ScheduledMatch:
     """A match of a round: `board` is its place in the round (0-based)."""
 
