@@ -6,13 +6,15 @@ programs, so that the 499,500 jousts take seconds and the tournament's
 bookkeeping is the work, as when the issue was found), starts ngircd and
 `bfjoust bot` (web report on), and a process that takes SQLite's write lock
 every 20 ms (an empty transaction, as the request book's insert does) and
-times each wait: the longest is the longest write transaction anyone had to
-wait for.  An admin starts `!bfjoust-tournament round-robin archive`; three
-players submit a program a second between them throughout.  Once a
-quarter of the matches are committed (or after --stop-after seconds), the
-bot gets SIGTERM; it is started again and plays the tournament on to its
-end while the players go on.  The result is then compared with an
-uninterrupted run in memory (--no-verify skips it).
+times each wait: the longest is about the longest write transaction anyone
+had to wait for (phase by phase).  An admin starts `!bfjoust-tournament
+round-robin archive`; three players submit a program a second between them
+throughout.  Once a quarter of the matches are committed (or after
+--stop-after seconds), the bot gets SIGTERM; it is started again and plays
+the tournament on to its end while the players go on.  The result is then
+compared with an uninterrupted run in memory (--no-verify skips it).
+First, the same round robin is played in this process alone, its writes
+timed (rows/s; --no-writes skips it).
 
 Prints figures, asserts nothing:
 
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import insert
-from trace_load import CHANNEL, Prober
+from trace_load import CHANNEL, Prober, rss
 
 from bot.ircd import free_port, listening, start_ngircd
 from hill.config import HillSettings
@@ -78,27 +80,18 @@ def build(data: Path, entrants: int) -> dict[str, bytes]:
     return programs
 
 
-def probe_write_lock(database: str, longest: object, tries: object, stop: object) -> None:
-    """(In a process of its own.)  Take the write lock every 20 ms; keep the
-    longest wait, the one under way included."""
+def probe_write_lock(database: str, waits: str, stop: object) -> None:
+    """(In a process of its own.)  Take the write lock every 20 ms, as the
+    request book's insert does; write each wait to `waits` (when it began,
+    on the wall clock, and how long it was)."""
     db = sqlite3.connect(database, timeout=3600, isolation_level=None)
-    while not stop.is_set():  # type: ignore[attr-defined]
-        asked = time.monotonic()
-        ticking = threading.Event()
-
-        def tick(asked: float = asked, ticking: threading.Event = ticking) -> None:
-            while not ticking.wait(0.1):  # a wait under way counts as it goes
-                longest.value = max(longest.value, time.monotonic() - asked)  # type: ignore[attr-defined]
-
-        ticker = threading.Thread(target=tick, daemon=True)
-        ticker.start()
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("COMMIT")
-        ticking.set()
-        ticker.join()
-        longest.value = max(longest.value, time.monotonic() - asked)  # type: ignore[attr-defined]
-        tries.value += 1  # type: ignore[attr-defined]
-        time.sleep(0.02)
+    with open(waits, "w") as out:
+        while not stop.is_set():  # type: ignore[attr-defined]
+            began, asked = time.time(), time.monotonic()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("COMMIT")
+            out.write(f"{began} {time.monotonic() - asked}\n")
+            time.sleep(0.02)
 
 
 @dataclass
@@ -156,6 +149,28 @@ class Player(Prober):
             self.idle.set()
             number += len(PLAYERS)
             time.sleep(max(0.0, self.every - (time.monotonic() - started)))
+
+
+class Watch:
+    """The bot's peak memory (with its children) and open descriptors,
+    sampled every 100 ms in a thread while it runs."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.memory = self.descriptors = 0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while self.process.poll() is None:
+            self.memory = max(self.memory, rss(self.process.pid))
+            with contextlib.suppress(OSError):
+                fds = len(list(Path(f"/proc/{self.process.pid}/fd").iterdir()))
+                self.descriptors = max(self.descriptors, fds)
+            time.sleep(0.1)
+
+    def __str__(self) -> str:
+        return f"peak memory {self.memory / 2**20:.0f} MB, {self.descriptors} descriptors at most"
 
 
 def pause(players: list[Player], playing: threading.Event) -> None:
@@ -230,12 +245,15 @@ def main() -> None:
             )
 
         spawn = multiprocessing.get_context("spawn")
-        longest, tries, stop = spawn.Value("d", 0.0), spawn.Value("l", 0), spawn.Event()
+        stop = spawn.Event()
+        waits = root / "waits.txt"
         probe = spawn.Process(
-            target=probe_write_lock, args=(str(data / "hill.sqlite3"), longest, tries, stop)
+            target=probe_write_lock, args=(str(data / "hill.sqlite3"), str(waits), stop)
         )
         probe.start()
+        phases = [("before the tournament", time.time())]
         bot = start_bot()
+        watches = [Watch(bot)]
         admin = answering(None, irc.port, web)
         tally = Submissions()
         playing, done = threading.Event(), threading.Event()
@@ -246,6 +264,7 @@ def main() -> None:
         ]
         admin.send(f"PRIVMSG {CHANNEL} :!bfjoust-tournament round-robin archive")
         begun = time.monotonic()
+        phases.append(("while it played", time.time()))
         playing.set()
         for thread in threads:
             thread.start()
@@ -256,6 +275,7 @@ def main() -> None:
         before_stop = committed(data / "hill.sqlite3")[0]
         pause(players, playing)  # a submission made while the bot is down is heard by no one
         stopping = time.monotonic()
+        phases.append(("while the bot stopped and started again", time.time()))
         bot.terminate()
         try:
             bot.wait(args.give_up)
@@ -270,8 +290,10 @@ def main() -> None:
         )
 
         bot = start_bot()
+        watches.append(Watch(bot))
         restarted = time.monotonic()
         answering(admin, irc.port, web)
+        phases.append(("while it played on", time.time()))
         playing.set()
         first_progress = None
         while True:
@@ -282,6 +304,7 @@ def main() -> None:
                 break
             time.sleep(0.2)
         finished = time.monotonic() - restarted
+        phases.append(("after its end", time.time()))
         done.set()
         pause(players, playing)
         playing.set()  # the players leave
@@ -302,7 +325,11 @@ def main() -> None:
             f"matches committed by the bot: {first_rate:,.0f}/s before the stop, "
             f"{rest_rate:,.0f}/s after the restart"
         )
-        report(tally, longest.value, tries.value)
+        print(f"the bot: {watches[0]}; started again: {watches[1]}")
+        log.close()
+        print(f"its log: {(root / 'bot.log').stat().st_size / 1024:.0f} KB in all")
+        report_waits(waits, phases)
+        report(tally)
         if not args.no_verify and ended == "complete":
             verify(data, programs)
 
@@ -346,8 +373,23 @@ def write_speed(data: Path, entrants: int) -> None:
     )
 
 
-def report(tally: Submissions, longest: float, tries: int) -> None:
-    print(f"longest wait for SQLite's write lock: {longest:.3f} s ({tries} tries)")
+def report_waits(waits: Path, phases: list[tuple[str, float]]) -> None:
+    """The probe's waits for SQLite's write lock: the longest in each phase."""
+    taken = [tuple(map(float, line.split())) for line in waits.read_text().splitlines()]
+    times = sorted(wait for _, wait in taken)
+    median, p99 = statistics.median(times), times[int(0.99 * (len(times) - 1))]
+    print(
+        f"waits for SQLite's write lock: {len(times)} tries, median {median:.3f} s, "
+        f"99% {p99:.3f} s, over 0.5 s {sum(t > 0.5 for t in times)}"
+    )
+    ends = [start for _, start in phases[1:]] + [float("inf")]
+    for (phase, start), end in zip(phases, ends, strict=True):
+        during = [wait for began, wait in taken if start <= began < end]
+        if during:
+            print(f"  longest {phase}: {max(during):.3f} s ({len(during)} tries)")
+
+
+def report(tally: Submissions) -> None:
     times = sorted(tally.answered)
     if times:
         print(
