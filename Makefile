@@ -59,6 +59,7 @@ bench: setup system-run
 	$(BIN)/python bench/clone_burst.py
 	$(BIN)/python bench/trace_load.py
 	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/contest.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/engine/*.so

@@ -142,7 +142,7 @@ def timed(label: str, programs: list[tuple[str, bytes]], budget: float = 0.1) ->
         )
     state = ladder.Ladder(n)
     started = time.perf_counter()
-    play = ladder.arena_player(arena.Arena(), compiled)
+    play = ladder.arena_player(arena.Arena(stats=False), compiled)  # as `bfjoust ladder run`
     result = ladder.run(state, play, ladder.budget_jousts(n, budget))
     stats = ladder.ladder_statistics(state, result)
     took = time.perf_counter() - started

@@ -85,13 +85,13 @@ def round_robin(generated: int, dask: bool) -> None:
     plan = TournamentPlan(ROUND_ROBIN, tuple(programs))
     jousts = plan.expected_matches()
     print(f"round robin of {len(programs)} programs: {jousts} jousts")
-    local, local_wall = timed_run(plan, programs, Arena())
+    local, local_wall = timed_run(plan, programs, Arena(stats=False))
     print(f"  local cores:   {local_wall:7.1f} s  {jousts / local_wall:8.0f} jousts/s")
     if not dask:
         return
     from hill.play.cluster import DaskExecutor
 
-    with dask_cluster(workers=2) as address, DaskExecutor(address) as executor:
+    with dask_cluster(workers=2) as address, DaskExecutor(address, stats=False) as executor:
         remote, remote_wall = timed_run(plan, programs, Arena(executor))
     overhead = 100 * (remote_wall / local_wall - 1)
     same = "same standings" if remote == local else "DIFFERENT RESULTS"
@@ -120,7 +120,7 @@ def dask_cluster(workers: int) -> Iterator[str]:
 def swiss(entrants: int) -> None:
     programs = reference_programs() | generated_programs(entrants - 98, seed=2)
     plan = TournamentPlan(SWISS, tuple(programs), seed=1)
-    result, wall = timed_run(plan, programs, Arena())
+    result, wall = timed_run(plan, programs, Arena(stats=False))
     played = sum(len(r["matches"]) for r in result["rounds"])
     full = entrants * (entrants - 1) // 2
     print(

@@ -26,12 +26,13 @@ REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
 PAGES = ("/", "/matrix", "/history", "/api/standings", "/api/matrix")
 
 
-async def measure(hill: Hill) -> None:
+async def measure(hill: Hill, pages: tuple[str, ...] = PAGES) -> None:
+    """Serve the hill on a fresh server and time each page five times."""
     runner = await start_web(hill.queries, hill.settings, WebSettings(bind="127.0.0.1", port=0))
     host, port = runner.addresses[0][:2]
     try:
         async with aiohttp.ClientSession() as client:
-            for path in PAGES:
+            for path in pages:
                 times = []
                 for _ in range(5):
                     started = time.perf_counter()

@@ -2,7 +2,7 @@
 `registration`, `accounts`, `intake`, `outbox`) is the IRC side;
 `commands/` the players' commands, one module each; `runner` plays their
 hill jobs from the request book and says the answers; `worker` the
-background work (`ladder`, `tournament`); `identity`, `fetch`, `throttle`,
+background work (`ladder`, `tournament`, `contests`); `identity`, `fetch`, `throttle`,
 `text`, `ircd` (a local ngircd).
 
 May import: anything in hill/ (the writers through their classes, the rules,

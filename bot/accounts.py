@@ -67,6 +67,15 @@ class Roster:
     def account(self, nick: str) -> str | None:
         return self._accounts.get(self.fold(nick)) if self.shares(nick) else None
 
+    def nick_of(self, account: str) -> str | None:
+        """A nick the bot shares a channel with that is logged in as
+        `account` (folded), None if it sees none."""
+        wanted = self.fold(account)
+        return next(
+            (n for n, a in sorted(self._accounts.items()) if a and self.fold(a) == wanted),
+            None,
+        )
+
     def set_account(self, nick: str, account: str | None) -> None:
         """What the server says `nick` is logged in as (only kept for members)."""
         if self.shares(nick):

@@ -12,11 +12,14 @@ from collections.abc import Callable
 
 import structlog
 
+from bot.backfill import BackfillWorker
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
+from bot.contests import ContestClock
 from bot.identity import Sender
 from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
+from bot.notices import NoticeDesk
 from bot.runner import Answer, Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
@@ -36,17 +39,38 @@ class HillBot:
         self.client = IrcClient(settings.irc, self._on_message)
         self.runner = Runner(hill, settings, self._answer, self._refund)
         # tournaments and the all-time ladder, while no request is open in the runner's book
-        self.tournaments = TournamentHost(hill, settings, self.runner.book, self._announce)
-        self.commands = Commands(settings, hill, self.runner, self.client.reply, self.tournaments)
+        self.tournaments = TournamentHost(
+            hill, settings, self.runner.book, self._announce, on_end=self._tournament_ended
+        )
+        self.contests = ContestClock(hill, settings, self.runner.book, self.tournaments, self._tell)
+        self.commands = Commands(
+            settings, hill, self.runner, self.client.reply, self.tournaments, self.contests
+        )
+        self.contests.settled = self.commands.settled
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
+        # the statistics of the jousts stored before they were kept
+        self.backfill = BackfillWorker(hill, self.runner.book)
+        # owners told when their program is pushed off (or removed)
+        self.notices = NoticeDesk(hill, self.client, self.commands.urls)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
+        self.notices.on_command(message)
 
     def _announce(self, text: str) -> None:
         """News for everyone (a tournament's progress and winner): every channel."""
         for channel in self.settings.irc.channels:
             self.client.say(channel, text)
+
+    def _tell(self, text: str, on_sent: Callable[[], None]) -> None:
+        """A contest's news for every channel; `on_sent` once all of it is written."""
+        channels = self.settings.irc.channels
+        sent = all_sent(len(channels), on_sent)
+        for channel in channels:
+            self.client.say(channel, text, on_sent=sent)
+
+    def _tournament_ended(self) -> None:
+        self.contests.wake.set()  # a contest's tournament may have ended: publish it
 
     def _refund(self, owner: str) -> None:
         self.commands.refund(owner)
@@ -59,30 +83,47 @@ class HillBot:
         told = [request.channel]
         if answer.changed and summary and summary != request.channel:
             told.append(summary)
-        remaining = len(told)
-
-        def sent() -> None:
-            nonlocal remaining
-            remaining -= 1
-            if remaining == 0:
-                on_sent()
-
+        sent = all_sent(len(told), on_sent)
         asker = Incoming(Sender(request.nick, None, False), request.channel, "")
         self.client.reply(asker, answer.line, on_sent=sent)
         if len(told) > 1:
             self.client.say(summary, f"{request.nick}: {answer.text}", on_sent=sent)
+        if answer.changed:
+            self.notices.look()
 
     async def run(self) -> None:
         await self.runner.start()
         self.tournaments.start()
+        self.contests.start()
         self.ladder.start()
+        self.backfill.start()
+        self.notices.start()
         await self.client.run()
 
     async def stop(self) -> None:
         await self.client.stop()
         await self.tournaments.close()
+        await self.contests.close()
         await self.ladder.close()
+        await self.backfill.close()
+        await self.notices.close()
         await self.runner.close()
+
+
+def all_sent(count: int, on_sent: Callable[[], None]) -> Callable[[], None]:
+    """A callback for each of `count` messages that calls `on_sent` once
+    the last of them is written (at once when there are none)."""
+    remaining = count
+
+    def sent() -> None:
+        nonlocal remaining
+        remaining -= 1
+        if remaining == 0:
+            on_sent()
+
+    if count == 0:
+        on_sent()
+    return sent
 
 
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:

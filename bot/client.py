@@ -88,6 +88,14 @@ class IrcClient:
         """The bot's own services account."""
         return self.link.registration.account
 
+    def online(self, owner: str) -> str | None:
+        """A nick in the bot's channels that is `owner` (the nick itself on a
+        network without accounts, a nick logged in as that account on one
+        with them), None if it sees none."""
+        if not self.has_accounts:
+            return owner if self.roster.shares(owner) else None
+        return self.roster.nick_of(owner)
+
     def _extended_join(self) -> bool:
         return "extended-join" in self.enabled
 

@@ -13,8 +13,9 @@ await `Incoming.vouched()`, and only they cost a WHOIS.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import structlog
 from irc.client import Event, ServerConnection
@@ -24,6 +25,7 @@ from bot.connection import ServerLink
 from bot.identity import Sender, tag_value
 from bot.registration import Handler
 from bot.throttle import CommandGate
+from hill.rules.events import utcnow
 
 log = structlog.get_logger(__name__)
 
@@ -37,6 +39,8 @@ class Incoming:
     text: str
     # the sender with a confirmed account, where it is not confirmed yet
     confirm: Callable[[], Awaitable[Sender]] | None = None
+    # when the bot heard it (naive UTC): a contest's entry counts if heard before the close
+    heard: dt.datetime = field(default_factory=utcnow)
 
     async def vouched(self) -> Incoming:
         """This message with its sender's account confirmed (by WHOIS, where

@@ -253,7 +253,7 @@ class Runner:
 
     def _tell_waiting(self, request: Request, trouble: str) -> None:
         """Tell a player, once, that their request waits for the storage."""
-        if request.id in self._told:
+        if request.id in self._told or request.origin == "cli":  # the command line says its own
             return
         self._told.add(request.id)
         what = request.command.describe(request.full_name, upload=request.origin == "web")
@@ -262,10 +262,13 @@ class Runner:
 
     def _deliver(self, request: Request, outcome: Outcome, note: str) -> None:
         """Put the answer in words and hand it over; `note` says why it
-        comes late, if it does."""
-        text = answer_text(outcome, self.urls.program)
+        comes late, if it does (the command line says its own answers)."""
         self._handed.add(request.id)
         on_sent = functools.partial(self._mark_delivered, request.id)
+        if request.origin == "cli":
+            on_sent()
+            return
+        text = answer_text(outcome, self.urls.program, self.urls.test)
         self.say(request, Answer(text, note, outcome.changed), on_sent)
 
     def _mark_delivered(self, request_id: int) -> None:

@@ -28,6 +28,7 @@ from hill.engine import batches
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
 from hill.errors import Cancelled, Stopped, TournamentError
 from hill.play.cluster import executor_for
+from hill.rules.contests import contest_of_pool
 from hill.store.records import TournamentView, tournament
 from hill.store.requests import RequestBook
 from hill.writers.hill import Hill
@@ -68,6 +69,7 @@ class TournamentHost(BackgroundWorker):
         announce: Callable[[str], None],
         *,
         progress_seconds: float = PROGRESS_SECONDS,
+        on_end: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.service = HillTournaments(hill)
@@ -77,6 +79,7 @@ class TournamentHost(BackgroundWorker):
         self.book = book
         self.announce = announce
         self.progress_seconds = progress_seconds
+        self.on_end = on_end  # after each tournament (a contest's is told by bot/contests.py)
         self.wake = asyncio.Event()
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
         self.cancelled_here: set[int] = set()  # cancelled by a command, which said so
@@ -106,22 +109,24 @@ class TournamentHost(BackgroundWorker):
     async def step(self) -> None:
         """Play the oldest unfinished tournament to its end and announce it,
         or wait for one."""
+        self.wake.clear()  # before the read: a tournament stored meanwhile wakes us
         tournament_id = await asyncio.to_thread(self.running)
         if tournament_id is None:
-            self.wake.clear()
             await self.wake.wait()
             return
+        said = False  # its end was said already (by the command that cancelled it)
         try:
             await self.in_thread(self._play, tournament_id, asyncio.get_running_loop())
-        except Cancelled:  # announced, unless the command that cancelled it said so
-            if tournament_id in self.cancelled_here:
-                return
+        except Cancelled:
+            said = tournament_id in self.cancelled_here
         except TournamentError as error:  # the cluster is down: said, and tried later
             self.announce(f"Tournament #{tournament_id} pauses: {error}")
             raise
         view = await asyncio.to_thread(tournament, self.db, tournament_id)
-        if view is not None:
+        if view is not None and not said and contest_of_pool(view.summary.pool) is None:
             self.announce(progress_text(view.summary, self.site))
+        if self.on_end is not None:
+            self.on_end()
 
     def checkpoint(self) -> None:
         """Between two pieces of a tournament's work (in the host's thread):

@@ -32,6 +32,7 @@ class HillSettings:
     max_program_bytes: int = 1_048_576  # larger programs are refused
     git_remote: str = ""  # push the hill repository here after every change
     git_branch: str = "main"
+    test_page_hours: int = 24  # how long a `-test` trial's page is kept
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,7 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("hill", "ranking"): (lambda v: v in RANKING_METHODS, "one of " + ", ".join(RANKING_METHODS)),
     ("hill", "max_program_bytes"): (lambda v: 1 <= v <= 16 << 20, "from 1 to 16777216"),
     ("hill", "git_branch"): (lambda v: re.fullmatch(r"[\w./-]+", v), "a branch name"),
+    ("hill", "test_page_hours"): (lambda v: 1 <= v <= 24 * 90, "from 1 to 2160"),
     ("irc", "port"): (lambda v: 1 <= v <= 65535, "a port from 1 to 65535"),
     ("irc", "nick"): (lambda v: NICK.fullmatch(v), "a valid IRC nick"),
     ("irc", "channels"): (lambda v: all(CHANNEL.fullmatch(c) for c in v), "channel names (#name)"),

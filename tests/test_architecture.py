@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HILL = ROOT / "hill"
-PURE = ("hill.rules", "hill.ladder", "hill.tournaments")
+PURE = ("hill.rules", "hill.ladder", "hill.tournaments", "hill.analytics")
 IO_LIBRARIES = ("sqlalchemy", "alembic", "aiohttp", "git", "dask", "distributed", "irc", "jinja2")
 MAX_TOP_MODULES = 8
 MAX_CLASS_LINES = 250

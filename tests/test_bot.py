@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 from support import ircservers
 from support.botharness import (
@@ -22,6 +23,13 @@ from hill.rules.statistics import hill_statistics
 from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
+
+# a test's answer: where it would rank, its worst opponents (as -rank names
+# them) and the link to its full result
+TESTED = re.compile(
+    r"; test only, the hill is unchanged; (worst against: .+ \(-\d+\)|loses to no one)"
+    r"\. Full result: https://hill\.example\.org/test/[A-Za-z0-9_-]{22}$"
+)
 
 
 async def player(nick: str, port: int, *channels: str) -> IrcTestClient:
@@ -67,7 +75,8 @@ def test_challenge_and_test_in_private_are_answered_by_notice(ngircd: Ngircd, tm
             bob.say(bot.client.nick, f"!bfjoust-test rush {RUSH}")
             text = await bob.reply(bot.client.nick)
             assert text.startswith("bob.rush: ") and "rank" in text
-            assert text.endswith("test only, the hill is unchanged")
+            # where it would rank, its worst opponents and its page
+            assert TESTED.search(text), text
             standings = await asyncio.to_thread(bot.commands.hill.queries.standings)
             assert [e.program.full_name for e in standings.entries] == ["bob.trail"]
 
@@ -146,7 +155,9 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
             first = await dan.reply(nick, "Commands:")
             assert "!bfjoust NAME CODE|URL" in first and "!bfjoust-withdraw NAME" in first
             assert "-remove" not in first  # admin commands are not advertised
-            assert "!bfjoust-upload NAME [test]" in first  # for programs too long for a line
+            assert (
+                "!bfjoust-upload NAME [test|contest]" in first
+            )  # for programs too long for a line
             assert await dan.reply(nick, "Careful") == (
                 "Careful: text in a program is code if it holds any of +-<>.,[]()*{}% "
                 "(or digits after * or %), so keep those out of comments."
@@ -281,7 +292,8 @@ def test_a_nick_change_keeps_the_rate_limit(ngircd: Ngircd, tmp_path) -> None:
 
 USAGE = "usage: !bfjoust NAME CODE|URL (a name and the program, or a URL of it)"
 UPLOAD_USAGE = (
-    "usage: !bfjoust-upload NAME [test] (a name for your program, and `test` to only test it)"
+    "usage: !bfjoust-upload NAME [test|contest] (a name for your program, `test` to only "
+    "test it; a contest's, and `contest`)"
 )
 
 

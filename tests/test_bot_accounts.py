@@ -6,6 +6,7 @@ account's owner by taking a nick the bot cannot see."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +16,7 @@ from support.ircclient import IrcTestClient
 from support.ircservers import Inspircd, start_inspircd
 
 from bot.client import IrcClient
+from hill.writers.hill import Hill
 
 PASSWORD = "correct-horse"
 CAPS = ("account-tag", "account-notify", "extended-join")
@@ -413,5 +415,33 @@ def test_a_flood_from_someone_out_of_sight_costs_one_whois(untagged: Inspircd, t
             assert sum("submissions recently" in a for a in answers) == 1, answers
             assert client.connections == 1 and client.ready
             assert max(latencies) < 8  # generous for a loaded machine; the goal is 3 s
+
+    run(scenario(), timeout=90)
+
+
+def test_an_owner_is_told_under_whatever_nick_they_use(untagged: Inspircd, tmp_path) -> None:
+    """Her program pushed off, alice is told in private where the bot sees
+    her logged in: as "ally", in its channel (known by WHOX)."""
+    settings = bot_settings(tmp_path, untagged.port, **DEFAULT_RATE)
+    settings = dataclasses.replace(settings, hill=dataclasses.replace(settings.hill, size=2))
+    hill = Hill(settings.hill, jobs=2)
+    hill.challenge("alice", "idle", b"+>-<+>-<")
+    hill.challenge("root", "rush", RUSH.encode())
+    port = untagged.player_port
+
+    async def scenario() -> None:
+        ally = await IrcTestClient("ally").connect(port, sasl=("alice", PASSWORD))
+        await ally.join(CHANNEL)  # before the bot: WHOX tells it her account
+        async with running_bot(settings, hill) as hillbot:
+            nick = hillbot.client.nick
+            await wait_until(lambda: hillbot.client.online("alice") == "ally")
+            bob = await IrcTestClient("bobby").connect(port, sasl=("bob", PASSWORD))
+            bob.say(nick, f"!bfjoust trail {TRAIL}")
+            assert "pushed off alice.idle" in await bob.reply(nick)
+            notice = await ally.expect(
+                lambda m: m.nick == nick and m.command == "NOTICE" and "alice.idle" in m.text
+            )
+            assert notice.params[0] == "ally"
+            assert "was pushed off the hill by bob.trail" in notice.text
 
     run(scenario(), timeout=90)

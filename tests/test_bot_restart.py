@@ -88,7 +88,8 @@ def test_queued_submissions_are_played_and_answered_after_a_kill(
         )
         to_carol = await carol.reply(bot.nick, "carol.probe", timeout=30)
         assert to_carol.startswith("your test carol.probe was still queued when the bot restarted")
-        assert to_carol.endswith("test only, the hill is unchanged")
+        assert "; test only, the hill is unchanged; " in to_carol
+        assert re.search(r"\. Full result: \S+/test/[A-Za-z0-9_-]{22}$", to_carol)
 
         # played once each, in the order asked, and all marked delivered
         await wait_until(lambda: all(r[3] for r in bot.requests()), 10, 0.05)

@@ -11,8 +11,16 @@ from pathlib import Path
 
 from support import bighill, ircservers
 from support.bighill import committed_matches
-from support.botharness import CHANNEL, RUSH, bot_settings, run, running_bot, wait_until
-from support.ircclient import IrcTestClient
+from support.botharness import (
+    CHANNEL,
+    RUSH,
+    bot_settings,
+    news,
+    player,
+    run,
+    running_bot,
+    wait_until,
+)
 from support.ladderhill import archive_hill
 
 from bot.commands.tournament import progress_text
@@ -24,22 +32,6 @@ from hill.writers.hill import Hill
 ngircd = ircservers.ngircd  # the fixture
 ENTRANTS = 400  # the cancelled round robin's
 MATCHES = ENTRANTS * (ENTRANTS - 1) // 2
-
-
-async def news(client: IrcTestClient, bot: str, contains: str, timeout: float = 20.0) -> str:
-    """The next message of `bot` to the channel, to all, with `contains` in it."""
-    line = await client.expect(
-        lambda m: m.command == "PRIVMSG" and m.nick == bot and m.params[0] == CHANNEL
-        and contains in m.text and not m.text.startswith(f"{client.nick}: "),
-        timeout,
-    )  # fmt: skip
-    return line.text
-
-
-async def player(nick: str, port: int) -> IrcTestClient:
-    client = await IrcTestClient(nick).connect(port)
-    await client.join(CHANNEL)
-    return client
 
 
 def test_admins_start_a_tournament_and_everyone_hears_the_winner(

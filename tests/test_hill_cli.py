@@ -34,6 +34,8 @@ def test_a_hill_from_the_command_line(tmp_path: Path) -> None:
 
     tested = hill(data, "test", warrior_path("wiki/wiggle_clear.bfjoust"), "--owner", "bob")
     assert "test only, the hill is unchanged" in tested.stdout
+    link = tested.stdout.splitlines()[-1]  # its page, as the bot links it
+    assert link.startswith("full result: http://127.0.0.1:8080/test/") and len(link) == 62
 
     report = hill(data, "report")
     assert report.stdout.startswith("Rank/chg   Score  Points  Program\n")
@@ -144,3 +146,23 @@ def test_options_go_before_or_after_the_subcommand(tmp_path: Path) -> None:
         assert refused.returncode == 1 and "[web] port" in refused.stderr, argv
     unused = bfjoust("--data", data, "check", rush)
     assert unused.returncode == 2 and "check takes no --data" in unused.stderr
+
+
+def test_a_data_folder_given_relative_to_the_working_folder(tmp_path: Path) -> None:
+    """`--data var` (as config.example.toml's data_dir = "var"): run after
+    run the same repository grows, never set aside as broken."""
+
+    def relative(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "hill", "hill", "--data", "var", *map(str, args)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+    assert relative("init").returncode == 0
+    for owner, warrior in (("alice", "wiki/poke.bfjoust"), ("bob", "wiki/wiggle_clear.bfjoust")):
+        submitted = relative("submit", warrior_path(warrior), "--owner", owner)
+        assert submitted.returncode == 0 and "unusable" not in submitted.stderr, submitted.stderr
+    assert sorted(p.name for p in tmp_path.joinpath("var").iterdir() if "repo" in p.name) == [
+        "hill-repo"
+    ]
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=tmp_path / "var" / "hill-repo",
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert len(log.stdout.splitlines()) == 2, log.stdout

@@ -194,7 +194,8 @@ def test_a_file_uploaded_for_a_test_in_private(
             return result(browser)
 
         text = await asyncio.to_thread(send)
-        assert text.startswith("bob.filed: ") and text.endswith("test only, the hill is unchanged")
+        assert text.startswith("bob.filed: ") and "test only, the hill is unchanged; " in text
+        assert re.search(r"\. Full result: http://\S+/test/[A-Za-z0-9_-]{22}$", text)
         answer = await bob.expect(lambda m: m.nick == hillbot.nick and "bob.filed" in m.text, 20)
         assert (answer.command, answer.params[0], answer.text) == ("NOTICE", "bob", text)
         assert all(not e.startswith("bob.filed") for e in hillbot.events("join"))

@@ -1,7 +1,7 @@
 """The players' commands, one module each (as sopel has them): `!bfjoust`
 and `-test` (submit.py), `-upload`, `-withdraw`, `-rank`, `-ladder`,
-`-report`, `-log`, `-tournament`, `-help`, and the admins' `-remove` and
-`-rescore`.  A command declares its name, usage and needs once, where it
+`-report`, `-log`, `-tournament`, `-contest`, `-enter`, `-help`, and the
+admins' `-remove` and `-rescore`.  A command declares its name, usage and needs once, where it
 is written (base.command); a new one is a module here, imported below.
 
 `Commands.handle` gets every message to the bot; the ones that start with the
@@ -13,6 +13,7 @@ and answers (bot/runner.py); reads of the hill run in threads.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 
 import structlog
@@ -24,7 +25,7 @@ from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_
 # isort: off
 # each module registers its commands, in the order -help lists them
 from bot.commands import submit, upload, withdraw, rank, ladder, report  # noqa: F401
-from bot.commands import log, tournament, help, remove, rescore  # noqa: F401
+from bot.commands import log, tournament, contest, enter, help, remove, rescore  # noqa: F401
 # isort: on
 
 logger = structlog.get_logger(__name__)
@@ -38,6 +39,7 @@ class Commands(Context):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.tasks: set[asyncio.Task[None]] = set()
+        self.entering: dict[asyncio.Task[None], dt.datetime] = {}  # contest entries, heard at
         self.table = {(self.irc.command + c.suffix).lower(): c for c in COMMANDS}
 
     def handle(self, message: Incoming) -> None:
@@ -50,6 +52,16 @@ class Commands(Context):
         task = asyncio.create_task(self._run(command, message, args.strip()))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        if command.enters:
+            self.entering[task] = message.heard
+            task.add_done_callback(self.entering.pop)
+
+    async def settled(self, heard_before: dt.datetime, timeout: float = 60.0) -> None:
+        """Until every contest entry heard before `heard_before` is in the
+        request book (or refused): a close waits for them (bot/contests.py)."""
+        waiting = [t for t, heard in self.entering.items() if heard < heard_before]
+        if waiting:
+            await asyncio.wait(waiting, timeout=timeout)
 
     async def _run(self, command: Command, message: Incoming, args: str) -> None:
         name = self.irc.command + command.suffix

@@ -20,14 +20,17 @@ from bot.runner import Runner
 from bot.throttle import RateLimiter
 from hill.config import Settings
 from hill.errors import HillError, Quiet
+from hill.rules import contests
 from hill.rules.requests import RequestKind
 from hill.rules.standings import Standings
+from hill.store.contests import ContestView
 from hill.store.state_statistics import StatisticsByState
 from hill.store.uploads import UploadLinks
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
 
 if TYPE_CHECKING:
+    from bot.contests import ContestClock
     from bot.tournament import TournamentHost
 
 
@@ -47,20 +50,29 @@ class Command:
     run: Run
     admin: bool = False
     vouched: bool = False  # needs the sender's account confirmed (it names the owner)
+    enters: bool = False  # records a contest's entry: a close waits for it (bot/contests.py)
 
+
+ENTRY = "entry"  # a contest entry's owner is checked as a program's named so would be
 
 # every command, in the order `-help` lists them (the order their modules are imported)
 COMMANDS: list[Command] = []
 
 
 def command(
-    suffix: str, usage: str = "", *, admin: bool = False, vouched: bool = False
+    suffix: str,
+    usage: str = "",
+    *,
+    admin: bool = False,
+    vouched: bool = False,
+    enters: bool = False,
 ) -> Callable[[Run], Run]:
     """Declare a command: its suffix after the prefix, its usage, whether
-    it is for the hill's admins, whether it needs the sender's account."""
+    it is for the hill's admins, whether it needs the sender's account,
+    whether it records a contest's entry."""
 
     def register(run: Run) -> Run:
-        COMMANDS.append(Command(suffix, usage, run, admin, vouched))
+        COMMANDS.append(Command(suffix, usage, run, admin, vouched, enters))
         return run
 
     return register
@@ -77,6 +89,7 @@ class Context:
         runner: Runner,
         reply: Reply,
         tournaments: TournamentHost,
+        contests: ContestClock,
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
@@ -84,6 +97,7 @@ class Context:
         self.runner = runner  # plays hill changes and answers them
         self.reply = reply
         self.tournaments = tournaments
+        self.contests = contests  # closes contests and tells the channels
         self.urls = Urls(site=settings.web.url)  # the web report's links
         self.uploads = UploadLinks(hill.db)
         self.statistics = StatisticsByState(hill.queries)
@@ -140,6 +154,14 @@ class Context:
                 allow_private=self.irc.fetch_allow_private,
             )
         return code.encode()
+
+    async def open_contest(self, name: str, message: Incoming) -> ContestView:
+        """Contest `name`, still taking entries when `message` was heard;
+        HillError if there is no such contest or it has closed."""
+        view = await asyncio.to_thread(self.hill.contests.view, name)
+        if not view.open or not contests.counts(message.heard, view.closes):
+            raise HillError(contests.late(view.name, view.closes))
+        return view
 
     async def standings(self) -> Standings:
         return await asyncio.to_thread(self.hill.queries.standings)

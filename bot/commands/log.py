@@ -43,7 +43,7 @@ def log_lines(queries: HillQueries, words: str, identity: str, site: str) -> lis
 
 def change_line(change: HillEvent, urls: Urls) -> str:
     """`#12 2026-11-22 19:35 Adding alice.rush by alice: <summary> <link>`."""
-    title = commit_title(change.kind, change.program, change.displaced)
+    title = commit_title(change.kind, change.program, change.displaced, change.contest)
     link = urls.commit(change.commit[:SHA_DIGITS]) if change.commit else "(commit pending)"
     when = f"{change.time:%Y-%m-%d %H:%M}"
     return f"#{change.id} {when} {title} by {change.actor}: {change.summary} {link}"

@@ -10,10 +10,9 @@ from bot.commands.base import Context, command
 from bot.identity import Sender
 from hill.errors import Usage
 from hill.rules import names
-from hill.rules.standings import Standings
+from hill.rules.changes import WORST, worst_text
+from hill.rules.standings import Standings, worst_opponents
 from hill.rules.statistics import Statistics
-
-WORST = 3  # opponents named
 
 
 @command("-rank", "NAME|OWNER.NAME")
@@ -40,10 +39,4 @@ def rank_line(standings: Standings, index: int, stats: Statistics) -> str:
         f"(95% interval {low}-{high}), "
         f"score {entry.scores[standings.method]:.2f}, points {entry.points:.2f}"
     )
-    margins = sorted(
-        (standings.margin(index, j), standings.entries[j].program.full_name)
-        for j in range(standings.size)
-        if j != index
-    )
-    worst = [f"{name} ({margin:+d})" for margin, name in margins[:WORST] if margin < 0]
-    return line + ("; worst against: " + ", ".join(worst) if worst else "; loses to no one")
+    return f"{line}; {worst_text(worst_opponents(standings, index, WORST))}"

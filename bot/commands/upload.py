@@ -1,22 +1,46 @@
 """`!bfjoust-upload NAME [test]`: a one-time link to the web form, for a
-program too long for a line (hill.store.uploads)."""
+program too long for a line (hill.store.uploads); `!bfjoust-upload NAME
+contest`, the same for an entry to contest NAME."""
 
 from __future__ import annotations
 
 import asyncio
 
 from bot.client import Incoming
-from bot.commands.base import Context, command
+from bot.commands.base import ENTRY, Context, command
 from hill.errors import Usage
+from hill.rules.events import iso_utc
 
 
-@command("-upload", "NAME [test]", vouched=True)
+@command("-upload", "NAME [test|contest]", vouched=True)
 async def upload(bot: Context, message: Incoming, args: str) -> None:
     name, _, mode = args.partition(" ")
-    if not name or mode.strip() not in ("", "test"):
-        raise Usage("a name for your program, and `test` to only test it")
-    test_only = mode.strip() == "test"
+    mode = mode.strip().lower()
+    if not name or mode not in ("", "test", "contest"):
+        raise Usage("a name for your program, `test` to only test it; a contest's, and `contest`")
+    test_only = mode == "test"
     sender = message.sender
+    if mode == "contest":
+        view = await bot.open_contest(name, message)
+        owner = await bot.owner(sender, ENTRY)
+        bot.count(sender, owner)
+        seconds = bot.irc.upload_link_seconds
+        token = await asyncio.to_thread(
+            bot.uploads.issue,
+            nick=sender.nick,
+            channel=None,  # an entry is answered in private
+            owner=owner,
+            name=view.name,
+            test_only=False,
+            contest=True,
+            valid_seconds=seconds,
+        )
+        answer = (
+            f"enter contest {view.name} at {bot.urls.upload(token)} (it works once, for "
+            f"{duration(seconds)}; entries count until the close at {iso_utc(view.closes)})"
+        )
+        _private(bot, message, answer)
+        return
     owner = await bot.owner(sender, name, test_only=test_only)
     bot.count(sender, owner)  # a link is one submission
     seconds = bot.irc.upload_link_seconds
@@ -30,11 +54,12 @@ async def upload(bot: Context, message: Incoming, args: str) -> None:
         valid_seconds=seconds,
     )
     what = "test" if test_only else "submit"
-    bot.reply(
-        Incoming(sender, None, message.text),
-        f"{what} {owner}.{name} at {bot.urls.upload(token)} "
-        f"(it works once, for {duration(seconds)})",
-    )
+    link, lasting = bot.urls.upload(token), duration(seconds)
+    _private(bot, message, f"{what} {owner}.{name} at {link} (it works once, for {lasting})")
+
+
+def _private(bot: Context, message: Incoming, answer: str) -> None:
+    bot.reply(Incoming(message.sender, None, message.text), answer)
     if message.channel:
         bot.reply(message, "I have sent you the upload link in private")
 

@@ -5,6 +5,7 @@
 - `ladder`: rank files from a fraction of their jousts, and the hill's
   all-time ladder;
 - `tournaments`, `hill_tournaments`: tournaments over files, and the hill's;
+- `contests`: the hill's contests;
 - `serve`: `bfjoust bot` and `bfjoust web`;
 - `shared`: what every command shares (the hill options, reading files).
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -63,6 +65,11 @@ LAZY = (
         "play tournaments (they never change the hill)",
         "hill.cli.tournaments:add_arguments",
     ),
+    (
+        "contest",
+        "the hill's contests: hidden entries, a deadline",
+        "hill.cli.contests:add_arguments",
+    ),
     ("bot", "run the IRC bot (and the web report)", "hill.cli.serve:add_bot_arguments"),
     ("web", "serve the web report alone (no IRC)", "hill.cli.serve:add_web_arguments"),
 )
@@ -95,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # `bfjoust matrix ... | head` is fine
         sys.stderr.close()
+    except KeyboardInterrupt:  # Ctrl-C: what was stored stays stored (each command says what)
+        print("stopped (Ctrl-C)", file=sys.stderr)
+        return 128 + signal.SIGINT
     return 0
 
 

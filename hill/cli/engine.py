@@ -38,7 +38,7 @@ def full_matrix(programs: Sequence[engine.Program], jobs: int | None) -> np.ndar
     (hill.engine.arena) and a program against itself is 42 ties."""
     from hill.engine import arena  # `bfjoust matrix` alone needs it
 
-    jousts = arena.Arena(jobs=jobs)
+    jousts = arena.Arena(jobs=jobs, stats=False)  # outcomes are all it prints
     hashes = [jousts.add(program) for program in programs]
     code = dict(zip(hashes, (p.source for p in programs), strict=True))
     results = arena.Results()

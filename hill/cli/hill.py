@@ -1,5 +1,6 @@
 """`bfjoust hill ...`: run the hill from the command line (init, submit,
-test, withdraw, remove, report, breakdown, history, import, rescore)."""
+test, withdraw, remove, report, breakdown, history, import, rescore,
+stats)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from hill.cli.shared import add_shared_options, open_hill, open_queries, read_file
+from hill.cli.shared import add_shared_options, open_hill, open_queries, read_file, settings_of
 from hill.errors import CommandError, HillError
 from hill.rules import names
 from hill.rules.reports import breakdown, json_report, text_report
@@ -45,6 +46,10 @@ def command_test(args: argparse.Namespace) -> None:
     name = args.name or names.from_file(args.file, args.owner)
     report = hill.challenge(args.owner, name, read_file(args.file), test_only=True)
     print(report.summary)
+    if report.page:  # its full result, as the bot links it
+        from hill.web.urls import Urls
+
+        print(f"full result: {Urls(site=settings_of(args).web.url).test(report.page)}")
 
 
 def command_withdraw(args: argparse.Namespace) -> None:
@@ -107,6 +112,33 @@ def command_rescore(args: argparse.Namespace) -> None:
     print(open_hill(args).rescore(args.actor, rejoust=args.rejoust).summary)
 
 
+def command_stats(args: argparse.Namespace) -> None:
+    """Play again the stored jousts that lack their battle statistics (the
+    hill's first), with a progress bar; safe beside a running bot (each
+    batch is stored under the hill's lock) and to stop at any moment."""
+    from hill.writers.backfill import StatsBackfill
+
+    backfill = StatsBackfill(open_hill(args), jobs=args.jobs)
+    kept, stored = backfill.progress()
+    disagreed = 0
+    with tqdm(
+        total=stored, initial=kept, unit="joust", disable=args.quiet, desc="statistics"
+    ) as progress:
+        while True:
+            work = backfill.work(args.batch)
+            progress.update(work.played)
+            disagreed += work.disagreed
+            if work.done:
+                break
+    kept, stored = backfill.progress()
+    print(f"{kept} of {stored} jousts have their battle statistics")
+    if disagreed:
+        raise CommandError(
+            f"{disagreed} replayed jousts disagree with their stored outcomes: "
+            "`bfjoust hill rescore --rejoust` plays the hill again"
+        )
+
+
 def add_arguments(hill: argparse.ArgumentParser) -> None:
     """`bfjoust hill ...`."""
     add_shared_options(hill)
@@ -148,3 +180,7 @@ def add_arguments(hill: argparse.ArgumentParser) -> None:
     rescore = add("rescore", command_rescore, "recompute the standings")
     rescore.add_argument("--rejoust", action="store_true", help="replay every joust first")
     rescore.add_argument("--actor", default="admin")
+    stats = add("stats", command_stats, "replay the jousts stored without battle statistics")
+    stats.add_argument("--jobs", type=int, help="threads (default: every core)")
+    stats.add_argument("--batch", type=int, default=64, help="jousts stored at a time")
+    stats.add_argument("--quiet", action="store_true", help="no progress bar")

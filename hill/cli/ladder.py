@@ -47,7 +47,7 @@ def command_ladder_run(args: argparse.Namespace) -> None:
     programs = load_programs(args.files)
     pool = ladder.Ladder(len(programs))
     budget = ladder.budget_jousts(pool.size, args.budget)
-    play = ladder.arena_player(arena.Arena(jobs=args.jobs), programs)
+    play = ladder.arena_player(arena.Arena(jobs=args.jobs, stats=False), programs)
     result = ladder.run(pool, play, budget, args.seed, args.rule, args.by_cost)
     stats = ladder.ladder_statistics(pool, result)
     data = report.ladder_json(args.files, pool, result, stats)

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from hill import engine
 from hill.errors import CommandError, ConfigError, NotReady, ParseError
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from hill.config import HillSettings, Settings
@@ -106,6 +108,15 @@ def open_hill(args: argparse.Namespace, *, create: bool = False) -> Hill:
     if not create and not DataFolder(settings.data_dir).database.is_file():
         raise no_hill(settings.data_dir)
     return Hill(settings)
+
+
+def read_hill(args: argparse.Namespace, read: Callable[..., T], *more: object) -> T:
+    """`read(db, *more)` on the hill's database, opened to read, closed after."""
+    queries = open_queries(args)
+    try:
+        return read(queries.db, *more)
+    finally:
+        queries.close()
 
 
 def open_queries(args: argparse.Namespace) -> HillQueries:

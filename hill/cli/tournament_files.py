@@ -15,7 +15,7 @@ from tqdm import tqdm
 from hill.cli.shared import settings_of
 from hill.engine.arena import Arena
 from hill.play.cluster import executor_for
-from hill.play.pools import file_pool
+from hill.play.pools import NAMINGS, file_pool
 from hill.play.tournament import Progress, Tournament
 from hill.store.state_file import StateFile
 from hill.tournaments.criteria import CRITERIA, parse_criteria
@@ -27,6 +27,13 @@ def add_run_command(actions: argparse._SubParsersAction) -> None:  # type: ignor
     """`bfjoust tournament run`."""
     run = actions.add_parser("run", help="a tournament over program files")
     run.add_argument("files", nargs="*", metavar="FILE", help="the entrants (names as given)")
+    run.add_argument(
+        "--names",
+        choices=NAMINGS,
+        default="path",
+        help="name the entrants by their files' paths as given (default), or by their stems: "
+        "contests/spring/alice.bfjoust is alice, as the hill's contests name them",
+    )
     add_format_options(run)
     add_execution_options(run)
     run.add_argument(
@@ -96,7 +103,7 @@ def note_unread_options(args: argparse.Namespace) -> None:
 
 
 def command_run(args: argparse.Namespace) -> None:
-    programs = file_pool(args.files)
+    programs = file_pool(args.files, args.names)
     note_unread_options(args)
     store = MemoryStore() if args.state is None else StateFile(Path(args.state))
     seed = args.seed
@@ -106,7 +113,7 @@ def command_run(args: argparse.Namespace) -> None:
     seed = seed_for(args.format, seed)
     plan = TournamentPlan(
         format=args.format,
-        entrants=tuple(args.files),
+        entrants=tuple(programs),
         seed=seed,
         additional_rounds=args.additional_rounds,
         allow_repeat=args.allow_repeat,
@@ -114,7 +121,7 @@ def command_run(args: argparse.Namespace) -> None:
     )
     if isinstance(store, StateFile):
         store.claim(plan.to_json(programs))
-    with arena_for(args) as jousts, progress_bar(plan) as progress:
+    with arena_for(args, stats=False) as jousts, progress_bar(plan) as progress:
         tournament = Tournament(plan, programs, store, jousts)
         tournament.run(progress)
     result = tournament.to_json()
@@ -126,12 +133,13 @@ def print_result(result: dict, as_json: bool) -> None:
 
 
 @contextlib.contextmanager
-def arena_for(args: argparse.Namespace) -> Iterator[Arena]:
+def arena_for(args: argparse.Namespace, *, stats: bool = True) -> Iterator[Arena]:
     """The arena on every local core, or on the Dask cluster of `--scheduler`
-    (or of the configuration's [cluster] scheduler)."""
+    (or of the configuration's [cluster] scheduler); jousts with their
+    battle statistics if `stats` (a tournament of the hill keeps them)."""
     scheduler = args.scheduler or settings_of(args).cluster.scheduler
-    with executor_for(scheduler, None) as executor:
-        yield Arena(executor, jobs=args.jobs)
+    with executor_for(scheduler, None, stats=stats) as executor:
+        yield Arena(executor, jobs=args.jobs, stats=stats)
 
 
 @contextlib.contextmanager

@@ -83,16 +83,20 @@ class ProgramCache:
 
 class LocalExecutor:
     """Every local core: threads, which the engine runs in parallel (it
-    releases the GIL); results come in the order of the pairs."""
+    releases the GIL); results come in the order of the pairs, with their
+    battle statistics unless `stats` is False."""
 
-    def __init__(self, programs: ProgramCache, jobs: int | None = None) -> None:
+    def __init__(
+        self, programs: ProgramCache, jobs: int | None = None, *, stats: bool = True
+    ) -> None:
         self.programs = programs
         self.jobs = jobs
+        self.stats = stats
 
     def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
         compiled = {h: self.programs.get(h, code_of) for pair in pairs for h in pair}
         battles = ((compiled[left], compiled[right]) for left, right in pairs)
-        results = engine.play_pairs(battles, jobs=self.jobs)
+        results = engine.play_pairs(battles, jobs=self.jobs, stats=self.stats)
         return (Played(pair, result) for pair, result in zip(pairs, results, strict=True))
 
 
@@ -168,11 +172,16 @@ def decode(stored: bytes) -> np.ndarray:
 class Arena:
     """Plays jousts for the hill, tournaments and the ladder: programs
     compiled once (by hash), jousts played on the executor (default: every
-    local core), each pair once and from its kept side."""
+    local core), each pair once and from its kept side.  A joust is played
+    with its battle statistics (docs/analytics.md), so that it is played
+    once for the scores and the analytics alike; `stats=False` is for the
+    tools that keep nothing (`bfjoust matrix`, the ladder over files)."""
 
-    def __init__(self, executor: Executor | None = None, *, jobs: int | None = None) -> None:
+    def __init__(
+        self, executor: Executor | None = None, *, jobs: int | None = None, stats: bool = True
+    ) -> None:
         self.programs = ProgramCache()
-        self.executor = executor or LocalExecutor(self.programs, jobs)
+        self.executor = executor or LocalExecutor(self.programs, jobs, stats=stats)
 
     def compile(self, code: bytes) -> str:
         """Compile a program (engine.ParseError if it is malformed) and keep

@@ -14,16 +14,17 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from hill.history.repository import Commit, HillRepository
-from hill.rules import names
+from hill.rules import contests, names
 from hill.rules.changes import commit_message
-from hill.rules.events import EventKind
+from hill.rules.events import CONTEST_PUBLICATIONS, EventKind
 from hill.rules.reports import text_report
 from hill.rules.standings import Standings
+from hill.store.contests import published_files
 from hill.store.database import Database
 from hill.store.queries import HillEvent, HillQueries
 from hill.store.tables import Event
@@ -46,6 +47,9 @@ class Change:
     standings: Standings  # after it
     arrived: tuple[str, bytes] | None = None  # the new program's name and code
     left: str | None = None  # the program that left
+    # a contest's publication: its name, and the files it adds (contests/NAME/...)
+    contest: str | None = None
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 class HistoryRecorder:
@@ -63,7 +67,7 @@ class HistoryRecorder:
         if self.repository.recorded_event() != change.previous_id:
             self.catch_up()
             return
-        write = {REPORT: text_report(change.standings).encode()}
+        write = {REPORT: text_report(change.standings).encode(), **change.files}
         if change.arrived is not None:
             write[names.file_name(change.arrived[0])] = change.arrived[1]
         delete = [names.file_name(change.left)] if change.left else []
@@ -71,10 +75,11 @@ class HistoryRecorder:
         sha = self.repository.commit(
             write,
             [name for name in delete if name not in write],
-            commit_message(change.kind, program, change.left, change.summary),
+            commit_message(change.kind, program, change.left, change.summary, change.contest),
             change.actor,
             change.time,
             change.event_id,
+            _trailers(change.contest),
         )
         self._note({change.event_id: sha})
         self.repository.push()
@@ -145,11 +150,29 @@ class HistoryRecorder:
             for e in standings.entries
         }
         write[REPORT] = text_report(standings).encode()
-        message = commit_message(change.kind, change.program, change.displaced, change.summary)
         delete = self.repository.files() - set(write)
-        return self.repository.commit(
-            write, sorted(delete), message, change.actor, change.time, change.id
+        write.update(self._published(change))
+        message = commit_message(
+            change.kind, change.program, change.displaced, change.summary, change.contest
         )
+        return self.repository.commit(
+            write,
+            sorted(delete),
+            message,
+            change.actor,
+            change.time,
+            change.id,
+            _trailers(change.contest),
+        )
+
+    def _published(self, change: HillEvent) -> dict[str, bytes]:
+        """The files a contest's publication adds (none for other changes)."""
+        if change.kind not in CONTEST_PUBLICATIONS:
+            return {}
+        with self.db.session() as session:
+            contest_id = session.scalar(select(Event.contest_id).where(Event.id == change.id))
+            assert contest_id is not None
+            return published_files(session, contest_id, change.kind)
 
     def _note(self, commits: Mapping[int, str]) -> None:
         if not commits:
@@ -157,6 +180,11 @@ class HistoryRecorder:
         with self.db.transaction() as session:
             for event_id, sha in commits.items():
                 session.execute(update(Event).where(Event.id == event_id).values(commit=sha))
+
+
+def _trailers(contest: str | None) -> dict[str, str]:
+    """A commit's trailers beside its Hill-Event: a contest's commits name it."""
+    return {contests.TRAILER: contest} if contest else {}
 
 
 def _notes(kept: list[Commit], changes: list[HillEvent]) -> dict[int, str]:

@@ -69,7 +69,7 @@ class HillRepository:
     cannot be) by the hill's writer, which alone commits to it."""
 
     def __init__(self, path: Path, branch: str = "main", remote: str = "") -> None:
-        self.path = path
+        self.path = path.absolute()  # git runs in it: a relative GIT_DIR would miss
         self.branch = branch
         self.remote = remote
         self._packing: subprocess.Popen[bytes] | None = None
@@ -173,12 +173,15 @@ class HillRepository:
         author: str,
         when: dt.datetime,
         event_id: int,
+        trailers: Mapping[str, str] | None = None,
     ) -> str:
-        """Write and delete files in the work tree and commit all of it, with
-        the event's trailer; returns the commit's sha."""
+        """Write and delete files in the work tree (paths may name folders)
+        and commit all of it, with `trailers` and the event's; returns the
+        commit's sha."""
         for name in delete:
             (self.path / name).unlink(missing_ok=True)
         for name, data in write.items():
+            (self.path / name).parent.mkdir(parents=True, exist_ok=True)
             (self.path / name).write_bytes(data)
         crash_point("files-written")
         self._git("add", "--all")
@@ -188,7 +191,7 @@ class HillRepository:
             "--allow-empty",  # a rescore may change no file: still one commit an event
             "--cleanup=verbatim",
             "--message",
-            f"{message}\n\nHill-Event: {event_id}\n",
+            f"{message}\n\n{_trailer_lines(trailers)}Hill-Event: {event_id}\n",
             env=_identity(author, when),
         )
         return self._git("rev-parse", "HEAD").strip()
@@ -274,6 +277,10 @@ def _stops_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _trailer_lines(trailers: Mapping[str, str] | None) -> str:
+    return "".join(f"{key}: {value}\n" for key, value in (trailers or {}).items())
 
 
 def _identity(author: str, when: dt.datetime) -> dict[str, str]:

@@ -20,6 +20,7 @@ from typing import TypeVar
 import numpy as np
 
 from hill import engine
+from hill.engine import packing
 from hill.engine.arena import CodeOf, Executor, Pair, Played, ProgramCache
 from hill.errors import TournamentError
 
@@ -31,23 +32,31 @@ Local = TypeVar("Local", Executor, None)  # what runs jousts without a cluster
 _compiled = ProgramCache()  # on a worker: the programs earlier batches compiled
 
 
-def joust_batch(pairs: list[Pair], *code: dict[str, bytes]) -> bytes:
+def joust_batch(pairs: list[Pair], stats: bool, *code: dict[str, bytes]) -> bytes:
     """The task a worker runs: a batch of jousts (the code arrives scattered,
-    in dictionaries of hash -> code).
+    in dictionaries of hash -> code), with their battle statistics if `stats`.
 
     The batch comes back as one bytes object: every joust's outcomes (int8,
-    in the batch's order), then their game cycles (int64). The client knows
-    the pairs already, and one flat object costs the cluster's serialization
-    next to nothing, where a list of per-joust objects is walked item by item.
+    in the batch's order), then their game cycles (int64), then with
+    statistics the size of each joust's packed statistics (int64) and those
+    (hill.engine.packing: about 1.1 KB a joust, not the engine's 14 KB).
+    The client knows the pairs already, and one flat object costs the
+    cluster's serialization next to nothing, where a list of per-joust
+    objects is walked item by item.
     """
     code_of = ChainMap(*code).__getitem__
     outcomes = np.empty((len(pairs), engine.BATTLES), dtype=np.int8)
     cycles = np.empty(len(pairs), dtype=np.int64)
+    figures = []
     for i, (left, right) in enumerate(pairs):
-        result = engine.joust(_compiled.get(left, code_of), _compiled.get(right, code_of))
+        programs = _compiled.get(left, code_of), _compiled.get(right, code_of)
+        result = engine.joust(*programs, stats=stats)
         outcomes[i] = result.outcomes
         cycles[i] = result.game_cycles
-    return outcomes.tobytes() + cycles.tobytes()
+        if result.records is not None:
+            figures.append(packing.pack(result.records))
+    sizes = np.array([len(f) for f in figures], dtype=np.int64)
+    return outcomes.tobytes() + cycles.tobytes() + sizes.tobytes() + b"".join(figures)
 
 
 def unpack_batch(raw: bytes, count: int) -> list[engine.JoustResult]:
@@ -55,20 +64,31 @@ def unpack_batch(raw: bytes, count: int) -> list[engine.JoustResult]:
     size = count * engine.BATTLES
     outcomes = np.frombuffer(raw, dtype=np.int8, count=size).reshape(count, engine.BATTLES)
     cycles = np.frombuffer(raw, dtype=np.int64, offset=size, count=count)
+    records: list[np.ndarray | None] = [None] * count
+    at = size + 8 * count
+    if len(raw) > at:  # with statistics
+        sizes = np.frombuffer(raw, dtype=np.int64, offset=at, count=count)
+        at += 8 * count
+        for i, length in enumerate(sizes.tolist()):
+            records[i] = packing.unpack(raw[at : at + length])
+            at += length
     return [
-        engine.JoustResult(tuple(row), game_cycles=int(c))
-        for row, c in zip(outcomes.tolist(), cycles.tolist(), strict=True)
+        engine.JoustResult(tuple(row), game_cycles=int(c), records=r)
+        for row, c, r in zip(outcomes.tolist(), cycles.tolist(), records, strict=True)
     ]
 
 
 @contextlib.contextmanager
-def executor_for(scheduler: str | None, local: Local) -> Iterator[Local | DaskExecutor]:
+def executor_for(
+    scheduler: str | None, local: Local, *, stats: bool = True
+) -> Iterator[Local | DaskExecutor]:
     """`local` when no scheduler is given, else a DaskExecutor on `scheduler`
-    for the time of the `with` (Dask itself is loaded only then)."""
+    (jousts with their statistics if `stats`) for the time of the `with`
+    (Dask itself is loaded only then)."""
     if not scheduler:
         yield local
         return
-    with DaskExecutor(scheduler) as executor:
+    with DaskExecutor(scheduler, stats=stats) as executor:
         # (after distributed set its logging up) the client logs a lost scheduler
         # with a traceback; the TournamentError raised says it in one line
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
@@ -82,9 +102,15 @@ class DaskExecutor:
     """
 
     def __init__(
-        self, address: str, *, batches_per_thread: int = 4, worker_timeout: float = 60
+        self,
+        address: str,
+        *,
+        batches_per_thread: int = 4,
+        worker_timeout: float = 60,
+        stats: bool = True,
     ) -> None:
         self.address = address
+        self.stats = stats  # play with the battle statistics (hill.engine.packing)
         self.batches_per_thread = batches_per_thread
         self.worker_timeout = worker_timeout  # seconds to wait for a first worker
         self.client = None
@@ -130,7 +156,12 @@ class DaskExecutor:
         threads = max(1, sum(self.client.nthreads().values()))
         tasks = {
             self.client.submit(
-                joust_batch, batch, *self._code_for(batch), retries=RETRIES, pure=False
+                joust_batch,
+                batch,
+                self.stats,
+                *self._code_for(batch),
+                retries=RETRIES,
+                pure=False,
             ): batch
             for batch in engine.batches(pairs, self.batches_per_thread * threads, BATCH)
         }

@@ -8,7 +8,10 @@
   program left) and its times;
 - `changes`: what a change does (who leaves, which event), its summaries
   and its commit titles;
-- `reports`: the hill as text, breakdown and JSON.
+- `reports`: the hill as text, breakdown and JSON;
+- `requests`: what players ask of the hill (request kinds), what it came to;
+- `contests`: contests' names, closing times, which entries count, their
+  news, standings and publications (docs/contests.md).
 
 May import: hill.engine, hill.errors, numpy.  No I/O library at any depth
 (no SQLAlchemy, Alembic, aiohttp, GitPython, Dask, irc, Jinja2): a guard

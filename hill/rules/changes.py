@@ -4,12 +4,15 @@ players read, and the titles of the git commits that record them."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import numpy as np
 
 from hill.rules.events import HILL_CHANGES, EventKind, LeaveReason
-from hill.rules.standings import Entry, Standings
+from hill.rules.standings import Entry, Standings, worst_opponents
+
+WORST = 3  # opponents an answer names (the test's, `-rank`'s)
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,27 @@ def arrival_summary(
         notes.append(f"{verb} {arrival.displaced.program.full_name}")
     if arrival.test_only:
         notes.append("test only, the hill is unchanged")
+        notes.append(worst_text(worst_opponents(standings, entry.rank - 1, WORST)))
     return "; ".join([line, *notes])
+
+
+def worst_text(worst: list[tuple[str, int]]) -> str:
+    """`worst against: bob.x (-20), carol.y (-4)`, or `loses to no one`."""
+    if not worst:
+        return "loses to no one"
+    return "worst against: " + ", ".join(f"{name} ({margin:+d})" for name, margin in worst)
+
+
+def left_notice(program: str, reason: LeaveReason, by: str, time: dt.datetime, page: str) -> str:
+    """What the owner of a program that left without their doing is told:
+    `your program alice.rush was pushed off the hill by bob.x (2026-11-24
+    12:00 UTC); its page: URL`."""
+    when = time.strftime("%Y-%m-%d %H:%M UTC")
+    how = {
+        LeaveReason.PUSHED_OFF: f"was pushed off the hill by {by}",
+        LeaveReason.REMOVED: f"was removed from the hill by {by}",
+    }.get(reason, f"left the hill ({reason})")
+    return f"your program {program} {how} ({when}); its page: {page}"
 
 
 def battles_changed(before: np.ndarray, after: np.ndarray) -> str:
@@ -107,15 +130,26 @@ COMMIT_MESSAGES = {
     EventKind.WITHDRAW: "Withdrawing {displaced}",
     EventKind.REMOVE: "Removing {displaced}",
     EventKind.RESCORE: "Rescoring the hill",
+    EventKind.CONTEST_ENTRIES: "Publishing the entries of contest {contest}",
+    EventKind.CONTEST_RESULTS: "Publishing the results of contest {contest}",
 }
 assert set(COMMIT_MESSAGES) == HILL_CHANGES
 
 
-def commit_title(kind: EventKind, program: str | None, left: str | None) -> str:
-    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by alice.rush` ..."""
-    return COMMIT_MESSAGES[kind].format(program=program, displaced=left)
+def commit_title(
+    kind: EventKind, program: str | None, left: str | None, contest: str | None = None
+) -> str:
+    """A change's commit title: `Adding alice.rush`, `Replacing bob.x by
+    alice.rush`, `Publishing the entries of contest spring` ..."""
+    return COMMIT_MESSAGES[kind].format(program=program, displaced=left, contest=contest)
 
 
-def commit_message(kind: EventKind, program: str | None, left: str | None, summary: str) -> str:
+def commit_message(
+    kind: EventKind,
+    program: str | None,
+    left: str | None,
+    summary: str,
+    contest: str | None = None,
+) -> str:
     """The title, then the event's summary."""
-    return f"{commit_title(kind, program, left)}\n\n{summary}"
+    return f"{commit_title(kind, program, left, contest)}\n\n{summary}"

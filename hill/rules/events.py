@@ -30,10 +30,16 @@ class EventKind(StrEnum):
     WITHDRAW = "withdraw"  # an owner took their program off
     REMOVE = "remove"  # an admin took a program off
     RESCORE = "rescore"  # the standings were recomputed
+    # a contest's publications (hill.rules.contests): the hill stays as it was
+    CONTEST_ENTRIES = "contest-entries"  # a contest closed: its entries made public
+    CONTEST_RESULTS = "contest-results"  # its tournament played: the results made public
 
 
-# the events that change the hill: its states, its history, its git commits
+# the events of the hill's history: its states and its git commits (a
+# contest's publication is a state the same as the one before it)
 HILL_CHANGES = frozenset(EventKind) - {EventKind.TEST}
+# the events that publish a contest's files and leave the standings as they were
+CONTEST_PUBLICATIONS = frozenset({EventKind.CONTEST_ENTRIES, EventKind.CONTEST_RESULTS})
 # the events a program on the hill survives: a newcomer challenged it
 ARRIVALS = frozenset({EventKind.JOIN, EventKind.CHALLENGE, EventKind.UPDATE})
 

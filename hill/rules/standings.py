@@ -97,6 +97,17 @@ class Standings:
         ]
 
 
+def worst_opponents(standings: Standings, index: int, count: int) -> list[tuple[str, int]]:
+    """The (at most `count`) opponents entry `index` loses to by the most,
+    worst first: (full name, joust score, below zero)."""
+    margins = sorted(
+        (standings.margin(index, j), standings.entries[j].program.full_name)
+        for j in range(standings.size)
+        if j != index
+    )
+    return [(name, margin) for margin, name in margins[:count] if margin < 0]
+
+
 def rank(
     programs: Sequence[Contestant],
     outcomes: np.ndarray,

@@ -1,18 +1,22 @@
 """The jousts as stored: kept once per pair of program contents (the
 `jousts` table), read into the arena's Results and written from what it
-played (hill.engine.arena: the orientation rule, the encoding).
+played (hill.engine.arena: the orientation rule, the encoding), with
+their battle statistics where they were played with them
+(hill.store.joust_stats).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from sqlalchemy import select
+from sqlalchemy import select, tuple_
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
-from hill.engine.arena import Played, Results, encode
+from hill.engine import packing
+from hill.engine.arena import Pair, Played, Results, encode
 from hill.store.database import Database
+from hill.store.joust_stats import CHUNK, store_stats
 from hill.store.tables import Joust
 
 
@@ -28,8 +32,27 @@ def load_jousts(session: Session, hashes: Iterable[str], results: Results | None
     return results
 
 
+def stored_outcomes(session: Session, pairs: Sequence[Pair]) -> dict[Pair, bytes]:
+    """The stored outcomes (as kept: hill.engine.arena.encode) of kept pairs."""
+    wanted = set(pairs)
+    found: dict[Pair, bytes] = {}
+    for start in range(0, len(pairs), CHUNK):
+        chunk = sorted(wanted)[start : start + CHUNK]
+        query = select(Joust.left_hash, Joust.right_hash, Joust.outcomes).where(
+            tuple_(Joust.left_hash, Joust.right_hash).in_(chunk)
+        )
+        found.update({(a, b): stored for a, b, stored in session.execute(query)})
+    return found
+
+
 def store_jousts(session: Session, played: Iterable[Played]) -> None:
-    """Keep jousts just played (a joust played again replaces its row)."""
+    """Keep jousts just played, with their statistics if they were played
+    with them (a joust played again replaces its rows)."""
+    played = list(played)
+    store_stats(
+        session,
+        ((pair, packing.pack(r.records)) for pair, r in played if r.records is not None),
+    )
     rows = [
         {
             "left_hash": pair[0],

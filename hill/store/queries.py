@@ -20,12 +20,13 @@ from hill.engine.arena import Results
 from hill.errors import HillError
 from hill.layout import DataFolder
 from hill.rules import names
+from hill.rules.contests import ContestState
 from hill.rules.events import ARRIVALS, HILL_CHANGES, EventKind, LeaveReason, ProgramStatus
 from hill.rules.standings import Contestant, Entry, Standings
 from hill.rules.versions import submission_numbers
 from hill.store.database import Database
 from hill.store.jousts import load_jousts
-from hill.store.tables import SUBMITTED, Event, ProgramRow
+from hill.store.tables import SUBMITTED, ContestEntryRow, ContestRow, Event, ProgramRow
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class HillEvent:
     method: str  # the ranking method of the standings after it
     # the stored standings after it: {"id", "name", "rank", "points", "scores", ...}
     entries: tuple[dict[str, Any], ...] = field(repr=False)
+    contest: str | None = None  # the contest it publishes (CONTEST_PUBLICATIONS)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,11 @@ class HillQueries:
             ids = _ids_of(full_name)
             query = query.where(Event.program_id.in_(ids) | Event.displaced_id.in_(ids))
         return self._read(query)
+
+    def event(self, event_id: int) -> HillEvent | None:
+        """One event (a test too), None if there is none."""
+        found = self._read(_events().where(Event.id == event_id))
+        return found[0] if found else None
 
     def changes(self) -> list[HillEvent]:
         """The events that changed the hill, oldest first."""
@@ -225,9 +232,20 @@ def in_force(session: Session, event_id: int | None = None) -> Event | None:
     return session.scalars(query.order_by(Event.id.desc()).limit(1)).first()
 
 
+def hill_hashes(session: Session) -> list[str]:
+    """The code hashes of the programs on the hill now (sorted)."""
+    event = in_force(session)
+    if event is None:
+        return []
+    ids = [entry["id"] for entry in event.standings["entries"]]
+    query = select(ProgramRow.code_hash).where(ProgramRow.id.in_(ids))
+    return sorted(set(session.scalars(query)))
+
+
 def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:
     """The full name of the latest program with each code (hill.engine.arena.
-    code_hash); None where no program has that code."""
+    code_hash), or of a closed contest's entrant (`alice in contest spring`);
+    None where no program has that code."""
     found: list[str | None] = []
     with db.session() as session:
         for code_hash in hashes:
@@ -235,17 +253,38 @@ def latest_names(db: Database, hashes: Sequence[str]) -> list[str | None]:
                 ProgramRow.code_hash == code_hash
             )
             row = session.execute(query.order_by(ProgramRow.id.desc()).limit(1)).first()
-            found.append(None if row is None else names.full_name(row.owner, row.name))
+            if row is not None:
+                found.append(names.full_name(row.owner, row.name))
+                continue
+            entry = session.execute(
+                _published_entries(ContestEntryRow.entrant, ContestRow.name, code_hash)
+            ).first()
+            found.append(None if entry is None else f"{entry[0]} in contest {entry[1]}")
     return found
 
 
 def code_by_hash(session: Session, code_hash: str) -> bytes:
-    """The code of a stored program with this hash."""
+    """The code of a stored program with this hash, or of a closed contest's
+    entrant (an open contest's code is nobody's business but its owner's)."""
     query = select(ProgramRow.code).where(ProgramRow.code_hash == code_hash).limit(1)
     code = session.scalar(query)
     if code is None:
+        code = session.scalar(_published_entries(ContestEntryRow.code, None, code_hash))
+    if code is None:
         raise HillError(f"no program with code {code_hash}")
     return code
+
+
+def _published_entries(column: Any, other: Any, code_hash: str) -> Select[Any]:
+    """The entrants of closed contests with this code (their code is public)."""
+    columns = (column,) if other is None else (column, other)
+    return (
+        select(*columns)
+        .join(ContestRow, ContestRow.id == ContestEntryRow.contest_id)
+        .where(ContestEntryRow.code_hash == code_hash, ContestRow.state != ContestState.OPEN)
+        .order_by(ContestRow.id.desc())
+        .limit(1)
+    )
 
 
 def _ids_of(full_name: str) -> Select[Any]:
@@ -258,17 +297,23 @@ _Arrived, _Left = aliased(ProgramRow), aliased(ProgramRow)
 
 
 def _events() -> Select[Any]:
-    """Events with the names of their programs, oldest first."""
+    """Events with the names of their programs (and contest), oldest first."""
     return (
-        select(Event, _Arrived.owner, _Arrived.name, _Left.owner, _Left.name)
+        select(Event, _Arrived.owner, _Arrived.name, _Left.owner, _Left.name, ContestRow.name)
         .outerjoin(_Arrived, Event.program_id == _Arrived.id)
         .outerjoin(_Left, Event.displaced_id == _Left.id)
+        .outerjoin(ContestRow, Event.contest_id == ContestRow.id)
         .order_by(Event.id)
     )
 
 
 def _event(
-    row: Event, owner: str | None, name: str | None, left_owner: str | None, left: str | None
+    row: Event,
+    owner: str | None,
+    name: str | None,
+    left_owner: str | None,
+    left: str | None,
+    contest: str | None = None,
 ) -> HillEvent:
     return HillEvent(
         id=row.id,
@@ -283,6 +328,7 @@ def _event(
         displaced_id=row.displaced_id,
         method=row.standings["method"],
         entries=tuple(row.standings["entries"]),
+        contest=contest,
     )
 
 

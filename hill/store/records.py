@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 
 from hill.engine.arena import Played
 from hill.errors import TournamentError
+from hill.rules.contests import contest_of_pool
 from hill.rules.events import iso_utc, utcnow
 from hill.store.database import Database
 from hill.store.jousts import store_jousts
@@ -76,6 +77,11 @@ def cancel(session: Session, tournament_id: int, by: str) -> None:
         raise TournamentError(f"there is no tournament {tournament_id}")
     if row.ended is not None:
         raise TournamentError(f"tournament {tournament_id} is over already: {row.ended}")
+    contest = contest_of_pool(row.pool)
+    if contest is not None:  # its results are published whole, or not at all
+        raise TournamentError(
+            f"tournament {tournament_id} plays contest {contest}: it is not cancelled"
+        )
     row.ended = f"{CANCELLED} by {by}"
     row.finished_at = utcnow()
 

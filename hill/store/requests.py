@@ -2,7 +2,8 @@
 the hill's database so that a crash forgets none of them.
 
 A request is recorded `queued` when asked (on IRC, or through the web upload
-form, perhaps in another process), becomes `running` while played, and ends
+form, perhaps in another process), with the time it was heard (a contest's
+entry counts if heard before the close), becomes `running` while played, and ends
 `done` or `failed` with what it came to, as data (hill.rules.requests.
 Outcome), which the bot puts in words; `delivered` is set once the answer
 has been written to the IRC server.  A request that changes the hill is
@@ -13,6 +14,7 @@ and played again, never both.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from sqlalchemy import func, select, update
@@ -34,7 +36,8 @@ class RequestBook:
 
     def add(self, *, limit: int, **fields: Any) -> Request:
         """Record a queued request (fields: nick, channel, origin, command,
-        owner, name, code); raises QueueFull when `limit` already wait."""
+        owner, name, code, and created_at, when it was heard, if not now);
+        raises QueueFull when `limit` already wait."""
         with self.db.transaction() as session:
             return self.add_in(session, limit=limit, **fields)
 
@@ -45,6 +48,11 @@ class RequestBook:
         session.add(row)
         # the insert holds SQLite's write lock: the count is exact across processes
         session.flush()
+        if "created_at" not in fields and RequestKind(fields["command"]).contest:
+            # heard now, under the write lock: a close (which takes it too) sees
+            # every request heard before its closing time, or none is before it
+            row.created_at = utcnow()
+            session.flush()
         waiting = session.scalar(
             select(func.count()).select_from(Request).where(Request.state == RequestState.QUEUED)
         )
@@ -69,17 +77,32 @@ class RequestBook:
             query = select(Request).where(Request.state.in_(OPEN)).order_by(Request.id).limit(1)
             return session.scalars(query).first()
 
+    def waiting_entries(self, contest: str, heard_before: dt.datetime) -> list[Request]:
+        """The open requests about contest `contest`'s entries heard before
+        `heard_before` (its closing time), in order."""
+        with self.db.session() as session:
+            query = select(Request).where(
+                Request.state.in_(OPEN),
+                Request.command.in_([k for k in RequestKind if k.contest]),
+                func.lower(Request.name) == contest.lower(),
+                Request.created_at < heard_before,
+            )
+            return list(session.scalars(query.order_by(Request.id)))
+
     def waiting_before(self, request_id: int) -> int:
         with self.db.session() as session:
             query = select(func.count()).where(Request.state.in_(OPEN), Request.id < request_id)
             return session.scalar(query) or 0
 
     def start(self, request_id: int) -> Request:
+        """Mark an open request running (one finished meanwhile, say by a
+        contest's close that played it, is left as it is)."""
         with self.db.transaction() as session:
             row = session.get(Request, request_id)
             assert row is not None
-            row.state = RequestState.RUNNING
-            row.attempts += 1
+            if row.state in OPEN:
+                row.state = RequestState.RUNNING
+                row.attempts += 1
             return row
 
     def requeue(self, request_id: int) -> None:

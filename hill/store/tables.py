@@ -10,7 +10,13 @@ compares with them (tests/test_migrations.py).
 - `ladder_versions`, `ladder_state`, `ladder_snapshots`: the all-time ladder
   (hill.store.archive);
 - `tournaments`, `tournament_entrants`, `tournament_rounds`,
-  `tournament_matches`: the hill's tournaments (hill.store.records).
+  `tournament_matches`: the hill's tournaments (hill.store.records);
+- `joust_stats`: each joust's battle statistics, packed, beside its outcomes
+  (hill.store.joust_stats); `test_pages`: the pages of `-test` trials, kept
+  for a while (hill.store.trials); `notices`: what the owners of programs
+  that left are to be told (hill.store.notices).
+- `contests`, `contest_entries`: the contests and their entrants
+  (hill.store.contests).
 
 Event kinds and program statuses are the enums of hill.rules.events, stored
 as their plain strings.
@@ -32,10 +38,12 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from hill import engine
+from hill.rules.contests import ContestState
 from hill.rules.events import EventKind, LeaveReason, ProgramStatus, utcnow
 from hill.rules.requests import Outcome, RequestKind, RequestState
 
@@ -113,6 +121,19 @@ class Joust(Base):
     game_cycles: Mapped[int | None]
 
 
+class JoustStats(Base):
+    """The battle statistics of a joust (docs/analytics.md), kept beside its
+    outcomes by the same pair and from the same side (the lower hash on
+    the left): packed by hill.engine.packing, about 1.1 KB a joust.  A row
+    of its own, so that reading outcomes to score the hill never reads them."""
+
+    __tablename__ = "joust_stats"
+
+    left_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    right_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    figures: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class Event(Base):
     """Every hill event, with the standings right after it."""
 
@@ -130,6 +151,37 @@ class Event(Base):
     standings: Mapped[dict[str, Any]]
     # the git commit that records it (None until committed, and for tests)
     commit: Mapped[str | None] = mapped_column(String(40))
+    # the contest it publishes (its kind is one of CONTEST_PUBLICATIONS)
+    contest_id: Mapped[int | None] = mapped_column(ForeignKey("contests.id"))
+
+
+class TrialPage(Base):
+    """The page of a `-test` trial: the breakdown of the tested program
+    against the hill it met (its event's standings), at an unguessable
+    address, until it expires."""
+
+    __tablename__ = "test_pages"
+
+    token: Mapped[str] = mapped_column(String(32), primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"), unique=True)
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))
+    expires_at: Mapped[dt.datetime] = mapped_column(index=True)
+
+
+class Notice(Base):
+    """Something a program's owner is to be told: their program left the
+    hill without their doing (pushed off, removed).  Sent by the bot as a
+    private NOTICE when the owner is online, else on their next command."""
+
+    __tablename__ = "notices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64), index=True)
+    program_id: Mapped[int] = mapped_column(ForeignKey("programs.id"))
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id"))  # the change that did it
+    reason: Mapped[LeaveReason] = mapped_column(_strings(LeaveReason, 16))
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[dt.datetime | None]
 
 
 class Request(Base):
@@ -158,7 +210,9 @@ class Request(Base):
 
     @property
     def full_name(self) -> str:
-        return self.name if self.command == RequestKind.REMOVE else f"{self.owner}.{self.name}"
+        """What it names: a program's full name, or a contest's name."""
+        plain = self.command == RequestKind.REMOVE or self.command.contest
+        return self.name if plain else f"{self.owner}.{self.name}"
 
     @property
     def answer(self) -> Outcome | None:
@@ -182,6 +236,8 @@ class UploadLink(Base):
     expires_at: Mapped[dt.datetime] = mapped_column(index=True)
     used_at: Mapped[dt.datetime | None]
     request_id: Mapped[int | None] = mapped_column(ForeignKey("requests.id"))
+    # an entry to the contest `name` (not a program of that name)
+    contest: Mapped[bool] = mapped_column(default=False, server_default=false())
 
     @property
     def full_name(self) -> str:
@@ -275,3 +331,44 @@ class MatchRow(Base):
     b: Mapped[str] = mapped_column(String(128))
     status: Mapped[str] = mapped_column(String(16))
     margin: Mapped[int | None]
+
+
+class ContestRow(Base):
+    """A contest: a tournament with a deadline (docs/contests.md)."""
+
+    __tablename__ = "contests"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(32), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    format: Mapped[str] = mapped_column(String(16))
+    # entries heard before it count; an admin's close ahead of it moves it there
+    closes: Mapped[dt.datetime]
+    created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    created_by: Mapped[str] = mapped_column(String(64))
+    state: Mapped[ContestState] = mapped_column(_strings(ContestState, 8), index=True)
+    closed_at: Mapped[dt.datetime | None]  # when the close was made
+    closed_by: Mapped[str | None] = mapped_column(String(64))
+    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id"))
+    void_reason: Mapped[str | None] = mapped_column(Text)  # why it had no tournament
+    # once played: the tournament's result (the tool contract) and its winner
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    winner: Mapped[str | None] = mapped_column(String(64))
+    # the news the channels have heard of it (hill.rules.contests.News)
+    told: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
+class ContestEntryRow(Base):
+    """A contest's entrant: a player's latest entry, or withdrawal, or a
+    control the admin named.  A row keeps the time its request was heard, so
+    a request heard before it (played after it) changes nothing."""
+
+    __tablename__ = "contest_entries"
+
+    contest_id: Mapped[int] = mapped_column(ForeignKey("contests.id"), primary_key=True)
+    entrant: Mapped[str] = mapped_column(String(64), primary_key=True)  # OWNER or control.NAME
+    control: Mapped[bool]
+    code: Mapped[bytes | None] = mapped_column(LargeBinary)  # None: withdrawn
+    code_hash: Mapped[str | None] = mapped_column(String(64), index=True)
+    heard_at: Mapped[dt.datetime]
+    request_id: Mapped[int | None] = mapped_column(ForeignKey("requests.id"))

@@ -55,8 +55,10 @@ class UploadLinks:
         name: str,
         test_only: bool,
         valid_seconds: float,
+        contest: bool = False,
     ) -> str:
-        """A new link's token (shown once, to the player, never stored)."""
+        """A new link's token (shown once, to the player, never stored);
+        `contest`: the link enters contest `name`."""
         token = secrets.token_urlsafe(TOKEN_BYTES)
         now = utcnow()
         with self.db.transaction() as session:
@@ -70,6 +72,7 @@ class UploadLinks:
                     owner=owner,
                     name=name,
                     test_only=test_only,
+                    contest=contest,
                     created_at=now,
                     expires_at=now + dt.timedelta(seconds=valid_seconds),
                 )
@@ -116,10 +119,17 @@ class UploadLinks:
                 nick=link.nick,
                 channel=link.channel,
                 origin="web",
-                command=RequestKind.TEST if link.test_only else RequestKind.CHALLENGE,
+                command=_kind(link),
                 owner=link.owner,
                 name=link.name,
                 code=code,
             )
             link.request_id = request.id
             return request
+
+
+def _kind(link: UploadLink) -> RequestKind:
+    """What a link's upload asks of the hill."""
+    if link.contest:
+        return RequestKind.CONTEST_ENTER
+    return RequestKind.TEST if link.test_only else RequestKind.CHALLENGE

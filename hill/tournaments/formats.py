@@ -57,3 +57,8 @@ class TournamentFormat(Protocol):
         """The result's fields after `rounds` that the format adds to the
         tool contract: its `standings` (and a round robin's `reality_show`)."""
         ...
+
+    def tie_criteria(self, plan: TournamentPlan) -> tuple[str, ...]:
+        """The standings' fields that order them, in turn, before the name:
+        entrants equal in all of them are level."""
+        ...

@@ -52,6 +52,9 @@ class RoundRobinFormat:
             "reality_show": reality_show(plan.entrants, matches),
         }
 
+    def tie_criteria(self, plan: TournamentPlan) -> tuple[str, ...]:
+        return ("score", "points")  # as _ranked orders them
+
 
 def round_robin_pairs(entrants: Sequence[str]) -> list[tuple[str, str]]:
     """Every unordered pair once, in entrant order (a before b)."""

@@ -66,6 +66,9 @@ class SwissFormat:
         rows = swiss_standings(plan.entrants, rounds, plan.criteria)
         return {"standings": [row.to_json() for row in rows]}
 
+    def tie_criteria(self, plan: TournamentPlan) -> tuple[str, ...]:
+        return plan.criteria
+
 
 def planned_rounds(entrants: int, additional_rounds: int = 0) -> int:
     """R = ceil(log2 N) + additional_rounds."""

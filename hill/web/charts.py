@@ -4,7 +4,7 @@ templates (line charts in series.html, the error bars in ladder.html)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +108,11 @@ class ErrorBars:
     x_ticks: list[tuple[float, str]]
 
 
+def cut(text: str, chars: int) -> str:
+    """A label of at most `chars` characters: a longer one ends in "…"."""
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
 def _log_ticks(low: float, high: float) -> list[float]:
     """1, 2 and 5 times powers of ten within [low, high] (at most 6: the 2s
     go first, then the 5s; the ends when fewer than 2)."""
@@ -123,33 +128,45 @@ def _log_ticks(low: float, high: float) -> list[float]:
     return inside if len(inside) >= 2 else [low, high]
 
 
-def error_bars(rows: Sequence[Mapping[str, Any]], highlight: str = "on_hill") -> ErrorBars:
-    """rows[i]: "rank", "name", "rating", "rating_low", "rating_high" (and
-    `highlight`, a flag drawn in the accent colour), best first."""
-    values = [v for r in rows for v in (r["rating_low"], r["rating_high"], r["rating"])]
+def error_bars(
+    rows: Sequence[Mapping[str, Any]],
+    highlight: str = "on_hill",
+    *,
+    keys: tuple[str, str, str] = ("rating", "rating_low", "rating_high"),
+    name: str = "name",
+    tooltip: Callable[[Mapping[str, Any]], str] | None = None,
+    span: tuple[float, float] | None = None,
+    tick: Callable[[float], str] = "{:g}".format,
+) -> ErrorBars:
+    """rows[i]: "rank", its `name`, the value and its interval (`keys`: by
+    default "rating", "rating_low", "rating_high") and `highlight`, a flag
+    drawn in the accent colour; `tooltip` says a row in words (default: a
+    rating's); `span`, the axis (default: the values'), and `tick` its labels."""
+    value, low_key, high_key = keys
+    values = [v for r in rows for v in (r[low_key], r[high_key], r[value])]
     positive = [v for v in values if v > 0] or [1.0]
-    low, high = min(positive) / 1.2, max(positive) * 1.2
+    low, high = span or (min(positive) / 1.2, max(positive) * 1.2)
     left, right = BAR_LABEL, BAR_WIDTH - BAR_RIGHT
 
     def x(value: float) -> float:
         share = (math.log(max(value, low)) - math.log(low)) / (math.log(high) - math.log(low))
         return round(left + (right - left) * share, 1)
 
-    def cut(name: str) -> str:
-        return name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+    def rating(r: Mapping[str, Any]) -> str:
+        return (
+            f"{r['rank']}. {r['name']}: rating {r['rating']:.2f} "
+            f"(95% interval {r['rating_low']:.2f} to {r['rating_high']:.2f})"
+        )
 
     bars = [
         Bar(
             y=BAR_TOP + BAR_ROW * (i + 0.5),
-            x=x(r["rating"]),
-            low=x(r["rating_low"]),
-            high=x(r["rating_high"]),
+            x=x(r[value]),
+            low=x(r[low_key]),
+            high=x(r[high_key]),
             rank=r["rank"],
-            label=cut(r["name"]),
-            tooltip=(
-                f"{r['rank']}. {r['name']}: rating {r['rating']:.2f} "
-                f"(95% interval {r['rating_low']:.2f} to {r['rating_high']:.2f})"
-            ),
+            label=cut(r[name], LABEL_CHARS),
+            tooltip=(tooltip or rating)(r),
             highlight=bool(r.get(highlight)),
         )
         for i, r in enumerate(rows)
@@ -162,5 +179,5 @@ def error_bars(rows: Sequence[Mapping[str, Any]], highlight: str = "on_hill") ->
         left=left,
         right=right,
         bars=bars,
-        x_ticks=[(x(t), f"{t:g}") for t in _log_ticks(low, high)],
+        x_ticks=[(x(t), tick(t)) for t in _log_ticks(low, high)],
     )

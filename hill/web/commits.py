@@ -131,7 +131,8 @@ class HistoryPages:
     ) -> dict[str, Any]:
         earlier = timeline.upto(change.id)
         before = earlier[-2] if len(earlier) > 1 else None
-        programs = [f for f in commit.files if f.path.endswith(names.SUFFIX)]
+        # the hill's programs (a contest's files, in folders, are other files)
+        programs = [f for f in commit.files if f.path.endswith(names.SUFFIX) and "/" not in f.path]
         return {
             "event": pages.event(change),
             "commit": {

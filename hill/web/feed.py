@@ -33,6 +33,10 @@ def _utc(time: dt.datetime) -> dt.datetime:
     return time.replace(tzinfo=dt.UTC)  # stored times are naive UTC
 
 
+def title(change: HillEvent) -> str:
+    return commit_title(change.kind, change.program, change.displaced, change.contest)
+
+
 def atom_feed(
     changes: Sequence[HillEvent],
     site: str,
@@ -54,9 +58,7 @@ def atom_feed(
         assert change.commit is not None
         entry = feed.add_entry(order="append")
         entry.id(uuid.uuid5(uuid.NAMESPACE_URL, f"bfjoust-hill:commit:{change.commit}").urn)
-        entry.title(
-            _text(f"#{change.id} {commit_title(change.kind, change.program, change.displaced)}")
-        )
+        entry.title(_text(f"#{change.id} {title(change)}"))
         entry.summary(_text(change.summary))
         entry.author(name=_text(change.actor) or "hill")
         entry.link(href=commit_url(change.commit), rel="alternate", type="text/html")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from hill import engine
-from hill.rules.events import iso_utc
+from hill.rules.events import EventKind, iso_utc
 from hill.rules.reports import json_report
 from hill.store.queries import HillEvent
 from hill.web.state import Snapshot, Timeline
@@ -32,6 +32,7 @@ def event(change: HillEvent | None) -> dict[str, Any] | None:
         "program": change.program,
         "displaced": change.displaced,
         "size": len(change.entries),
+        "contest": change.contest,  # the contest whose files it publishes
     }
 
 
@@ -98,6 +99,28 @@ def breakdown(snap: Snapshot, full_name: str) -> dict[str, Any]:
         "ties": _by_polarity((rows == 0).sum(axis=0)),
         "losses": _by_polarity(losses),
         "worst": [{**_battle(i), "losses": int(losses[i])} for i in worst if losses[i] > 0],
+    }
+
+
+def departure(
+    hist: Timeline, full_name: str, versions: list[dict[str, Any]], ladder: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """When and why a program left the hill, by whom (the newcomer that
+    pushed it off, or who took it off), its last state there, and where its
+    versions stand on the all-time ladder."""
+    gone = [c for c in hist.changes if c.displaced == full_name and c.kind != EventKind.UPDATE]
+    leaving = gone[-1] if gone else None
+    last = versions[-1]
+    by = None
+    if leaving is not None:
+        by = leaving.program if leaving.kind == EventKind.CHALLENGE else leaving.actor
+    return {
+        "left": last["left"],
+        "reason": last["left_reason"],
+        "by": by,
+        "event": event(leaving),
+        "last_state": hist.series(full_name)[-1].event,
+        "ladder": ladder,
     }
 
 

@@ -11,6 +11,9 @@ from aiohttp import web
 from markupsafe import Markup, escape
 
 from hill import engine
+from hill.rules.contests import time_left
+from hill.web import analytics_charts
+from hill.web.analytics_pages import decoy_words
 from hill.web.bump_chart import bump_chart
 from hill.web.charts import error_bars, line_chart
 from hill.web.git_http import clone_url
@@ -72,9 +75,27 @@ env.filters.update(
     outcome=outcome_word,
     symbol=outcome_symbol,
     breakable=breakable,
+    left=time_left,
 )
 env.globals.update(
-    chart=line_chart, error_bars=error_bars, bump_chart=bump_chart, battles=engine.BATTLES
+    chart=line_chart,
+    error_bars=error_bars,
+    bump_chart=bump_chart,
+    battles=engine.BATTLES,
+    max_cycles=engine.MAX_CYCLES,
+    shade=shade,
+    # the analytics' pictures (analytics_charts.py)
+    heat_map=analytics_charts.heat_map,
+    heat_high=analytics_charts.heat_high,
+    heat_tip=analytics_charts.heat_tip,
+    decoy_tip=analytics_charts.decoy_tip,
+    duel_tip=analytics_charts.duel_tip,
+    decoy_words=decoy_words,
+    results_chart=analytics_charts.results_chart,
+    duels_chart=analytics_charts.duels_chart,
+    duel_legend=analytics_charts.duel_legend,
+    cycles_tick=analytics_charts.cycles_tick,
+    cells_markup=analytics_charts.cells_markup,
 )
 
 

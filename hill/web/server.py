@@ -7,7 +7,8 @@ the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
-tournaments; requestlog.py keeps the access log to one line a request.
+tournaments, contest_views.py the contests; requestlog.py keeps the access
+log to one line a request.
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
-from hill.web import history_views, ladder_page, tournament_views, upload
+from hill.web import (
+    analytics_views,
+    contest_views,
+    history_views,
+    ladder_page,
+    tournament_views,
+    trial_views,
+    upload,
+)
 from hill.web.commits import HISTORY, HistoryPages
 from hill.web.git_http import GitHttp
 from hill.web.render import render
@@ -126,6 +135,9 @@ def create_app(
     app.add_routes(upload.routes)
     ladder_page.setup(app, queries.db)
     tournament_views.setup(app, queries.db)
+    trial_views.setup(app, queries)
+    analytics_views.setup(app, queries.db)
+    contest_views.setup(app, queries.db)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)

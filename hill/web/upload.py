@@ -68,14 +68,16 @@ def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
     outcome = asked.answer
     if outcome is None:
         return {"state": asked.state, "answer": None, "program": None}
-    answer = answer_text(outcome, Urls(site=site_url(request)).program)
+    urls = Urls(site=site_url(request))
+    answer = answer_text(outcome, urls.program, urls.test)
     return {"state": asked.state, "answer": answer, "program": outcome.program}
 
 
 def _page(request: web.Request, state: LinkState, status: int = 200, **extra: Any) -> web.Response:
     link = state.link
     data = {
-        "program": link.full_name,
+        "program": link.name if link.contest else link.full_name,  # or the contest's name
+        "contest": link.contest,
         "test_only": link.test_only,
         "expires": iso_utc(link.expires_at),
         "max_bytes": _uploads(request).max_bytes,

@@ -51,7 +51,20 @@ PATHS = {
     "tournament": "/tournament/{id}",
     "tournament-json": "/api/tournament/{id}",
     "thumbnail": "/thumbnail",
+    "contests": "/contests",
+    "contests-json": "/api/contests",
+    "contest": "/contest/{name}",
+    "contest-json": "/api/contest/{name}",
     "upload": "/upload/{token:[A-Za-z0-9_-]{1,100}}",
+    "test": "/test/{token}",
+    "test-json": "/api/test/{token}",
+    "profile-json": f"/api/profile/{NAME}",
+    "strategy": "/strategy",
+    "strategy-json": "/api/strategy",
+    "test-strategy": "/test/{token}/strategy",
+    "test-strategy-json": "/api/test/{token}/strategy",
+    "tournament-strategy": "/tournament/{id}/strategy",
+    "tournament-strategy-json": "/api/tournament/{id}/strategy",
 }
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)
@@ -154,6 +167,13 @@ class Urls:
     def tournament(self, tournament_id: int) -> str:
         return self._link("tournament", stateful=False, id=str(tournament_id))
 
+    def contests(self) -> str:
+        """The hill's contests (in no one state)."""
+        return self._link("contests", stateful=False)
+
+    def contest(self, name: str) -> str:
+        return self._link("contest", stateful=False, name=name)
+
     def source(self, name: str) -> str:
         return self._link("source", name=name)
 
@@ -187,6 +207,29 @@ class Urls:
     def home(self) -> str:
         """The site's front page: the standings now."""
         return self._out(self._url("standings"))
+
+    def profile(self, name: str) -> str:
+        """A program's profile (JSON only: its page shows it)."""
+        return self._out(self._url("profile-json", name=name).with_query(self._state()))
+
+    def strategy(self) -> str:
+        """The hill's strategy map."""
+        return self._link("strategy")
+
+    def test_strategy(self, token: str) -> str:
+        """The strategy map of the hill a `-test` trial met, with it."""
+        return self._link("test-strategy", stateful=False, token=token)
+
+    def tournament_strategy(self, tournament_id: int) -> str:
+        """The strategy map of a tournament's entrants."""
+        return self._link("tournament-strategy", stateful=False, id=str(tournament_id))
+
+    def _state(self) -> dict[str, Any]:
+        return {} if self.event is None else {"event": self.event}
+
+    def test(self, token: str) -> str:
+        """The page of a `-test` trial (hill.store.trials), in its own state."""
+        return self._link("test", stateful=False, token=token)
 
     def upload(self, token: str) -> str:
         """The upload form of a one-time link (bot/commands/upload.py)."""

@@ -20,7 +20,9 @@ from hill import engine
 from hill.errors import NotFound
 from hill.rules.names import is_full_name
 from hill.web import pages
+from hill.web.analytics_reader import ANALYTICS
 from hill.web.commits import HISTORY
+from hill.web.ladder_reader import ladder_versions
 from hill.web.render import render
 from hill.web.state import READER, HillReader, Snapshot
 from hill.web.tournament_reader import TOURNAMENTS
@@ -95,9 +97,38 @@ async def matrix(request: web.Request) -> dict[str, Any]:
 
 @page("program", "breakdown.html")
 async def breakdown(request: web.Request) -> dict[str, Any]:
+    """A program in the state asked for; one that has left the hill (asked
+    for in no state) as it stood last, with when and why it left."""
     name = name_param(request)
-    data = pages.breakdown(await snapshot(request), name)
-    return {**data, "versions": await request.app[HISTORY].versions(name)}
+    snap = await snapshot(request)
+    versions = await request.app[HISTORY].versions(name)
+    if snap.standings.index(name) is None and "event" not in request.query and versions:
+        return await departed(request, name, versions)
+    data = pages.breakdown(snap, name)
+    profile = await request.app[ANALYTICS].profile(snap, name)
+    return {**data, "versions": versions, "departed": None, "profile": profile}
+
+
+async def last_state(request: web.Request, name: str) -> Snapshot:
+    """The last hill state a program was part of (NotFound: never on the
+    hill, or its change is still being written)."""
+    points = (await reader(request).history()).series(name)
+    if not points:
+        raise NotFound(f"{name} is not on the hill")
+    return await reader(request).snapshot(points[-1].event)
+
+
+async def departed(
+    request: web.Request, name: str, versions: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The page of a program no longer on the hill: its last state there."""
+    history = await reader(request).history()
+    last = await last_state(request, name)
+    ladder = await ladder_versions(request.app, name)
+    left = pages.departure(history, name, versions, ladder)
+    profile = await request.app[ANALYTICS].profile(last, name)
+    data = pages.breakdown(last, name)
+    return {**data, "versions": versions, "departed": left, "profile": profile}
 
 
 @page("pair", "pair.html")

@@ -1,6 +1,7 @@
 """The hill's writer: the one place that changes the hill.
 
-Every change (challenge, withdrawal, admin removal, rescore) runs under an
+Every change (challenge, withdrawal, admin removal, rescore; a contest's
+entries and publications, hill.writers.contests) runs under an
 exclusive lock (across threads and processes: the bot and the command line,
 hill.writers.lock), is written to the database as one transaction, and is
 then recorded in the git repository from the data in hand
@@ -40,9 +41,11 @@ from hill.rules.requests import Outcome, RequestKind
 from hill.rules.standings import Contestant, Entry, Standings, rank
 from hill.store.database import Database
 from hill.store.jousts import store_jousts
+from hill.store.notices import add_notice
 from hill.store.queries import HillQueries, code_by_hash
 from hill.store.requests import finish
 from hill.store.tables import Event, ProgramRow, Request
+from hill.store.trials import open_page
 from hill.writers.lock import HillLock
 
 log = logging.getLogger(__name__)
@@ -57,12 +60,13 @@ class Report:
     changed: bool
     program: str | None = None
     kind: EventKind | None = None  # the event's
+    page: str | None = None  # a test's page (hill.store.trials: its token)
 
     @property
     def outcome(self) -> Outcome:
         """What a request that asked for it came to, as stored."""
         program = self.program if self.kind in ARRIVALS else None
-        return Outcome(self.summary, self.kind, program, self.changed)
+        return Outcome(self.summary, self.kind, program, self.changed, self.page)
 
 
 class Hill:
@@ -90,7 +94,10 @@ class Hill:
             self.db.upgrade()
             repository = HillRepository(folder.repository, settings.git_branch, settings.git_remote)
             self.recorder = HistoryRecorder(repository, self.queries, self.db)
-            self._recording(self.recorder.catch_up)
+            self.record_in_git(self.recorder.catch_up)
+        from hill.writers.contests import HillContests  # which builds on this module
+
+        self.contests = HillContests(self)  # the contests, which never change the hill
 
     @property
     def repository(self) -> HillRepository:
@@ -115,29 +122,59 @@ class Hill:
         program_hash = self.arena.add(program)
         full_name = names.full_name(owner, name)
         with self.lock.held():
-            with self.db.session() as session:
-                # the hill's jousts and the newcomer's stored ones, read once
-                previous_id, current, results = self.queries.current(session, [program_hash])
-                plan = changes.arrival(current, full_name, self.settings.size, test_only=test_only)
-                hashes = [e.program.code_hash for e in plan.stay] + [program_hash]
-                code_of = _code_of(session, {program_hash: code})
-                played = self.arena.complete(results, hashes, code_of)
+            previous_id, current, plan, results, played = self._meet(
+                full_name, code, program_hash, test_only
+            )
             crash_point("jousted")
             with self.lock.transaction() as session:
                 store_jousts(session, played)
                 row = self._arrive(session, plan, owner, name, code, program_hash)
-                standings, summary = self._rank_arrival(current, plan, results, row)
+                standings, summary = self._rank_arrival(current, plan, results, _contestant(row))
                 displaced = plan.displaced.program.id if plan.displaced else None
-                event = self._add_event(
-                    session, plan.kind, owner, summary, standings, row.id, displaced
-                )
-                report = Report(summary, standings, not test_only, full_name, plan.kind)
+                event = _add_event(session, plan.kind, owner, summary, standings, row.id, displaced)
+                page = None
+                if test_only:
+                    page = open_page(session, event.id, row.id, self.settings.test_page_hours)
+                elif plan.leaving is not None and plan.reason == LeaveReason.PUSHED_OFF:
+                    leaving = plan.leaving.program  # its owner is told, unless it was they
+                    if leaving.owner != owner:
+                        add_notice(session, leaving.owner, leaving.id, event.id, plan.reason)
+                report = Report(summary, standings, not test_only, full_name, plan.kind, page)
                 _answer(session, request, report)
             crash_point("stored")
             if not test_only:
                 left = plan.displaced.program.full_name if plan.displaced else None
                 self._record(event, previous_id, standings, (full_name, code), left)
         return report
+
+    def trial(self, label: str, owner: str, code: bytes) -> Report:
+        """How `code` would do on the hill now, said as a `-test` says it
+        (`label` naming it), leaving no trace but its jousts (kept by
+        content): no program, no event.  A contest's entry is tried so, its
+        code staying private until the contest closes."""
+        program = check_program(code, self.settings.max_program_bytes)
+        program_hash = self.arena.add(program)
+        with self.lock.held():
+            _, current, plan, results, played = self._meet(label, code, program_hash, True)
+            with self.lock.transaction() as session:
+                store_jousts(session, played)
+        tried = Contestant(0, owner, label, utcnow(), program_hash)
+        standings, summary = self._rank_arrival(current, plan, results, tried)
+        return Report(summary, standings, changed=False)
+
+    def _meet(
+        self, full_name: str, code: bytes, program_hash: str, test_only: bool
+    ) -> tuple[int | None, Standings, changes.Arrival, arena.Results, list[arena.Played]]:
+        """The hill now (and the change that made it), the arrival of a
+        program there, and its jousts with the programs it meets: those
+        stored, read once, and those `played` now (not stored yet)."""
+        with self.db.session() as session:
+            previous_id, current, results = self.queries.current(session, [program_hash])
+            plan = changes.arrival(current, full_name, self.settings.size, test_only=test_only)
+            hashes = [e.program.code_hash for e in plan.stay] + [program_hash]
+            code_of = _code_of(session, {program_hash: code})
+            played = self.arena.complete(results, hashes, code_of)
+        return previous_id, current, plan, results, played
 
     def withdraw(self, owner: str, name: str, *, request: int | None = None) -> Report:
         """An owner takes their own program off the hill."""
@@ -169,7 +206,7 @@ class Hill:
             summary = changes.rescore_summary(standings, rejoust)
             with self.lock.transaction() as session:
                 store_jousts(session, played)
-                event = self._add_event(session, EventKind.RESCORE, actor, summary, standings)
+                event = _add_event(session, EventKind.RESCORE, actor, summary, standings)
                 report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
                 _answer(session, request, report)
             self._record(event, previous_id, standings)
@@ -187,7 +224,7 @@ class Hill:
         """Store the arriving program, and its leaving one leaving."""
         leaving = None
         if plan.leaving is not None:
-            leaving = self._leave(session, plan.leaving, plan.reason)
+            leaving = _leave(session, plan.leaving, plan.reason)
         status = ProgramStatus.TEST if plan.test_only else ProgramStatus.HILL
         row = ProgramRow(owner=owner, name=name, code=code, code_hash=program_hash, status=status)
         session.add(row)
@@ -197,16 +234,20 @@ class Hill:
         return row
 
     def _rank_arrival(
-        self, current: Standings, plan: changes.Arrival, results: arena.Results, row: ProgramRow
+        self,
+        current: Standings,
+        plan: changes.Arrival,
+        results: arena.Results,
+        newcomer: Contestant,
     ) -> tuple[Standings, str]:
         """The standings after an arrival (the newcomer last among the
         contestants), and its summary."""
-        contestants = [e.program for e in plan.stay] + [_contestant(row)]
+        contestants = [e.program for e in plan.stay] + [newcomer]
         outcomes = results.matrix([c.code_hash for c in contestants])
-        previous = changes.previous_ranks(current, plan, row.id)
+        previous = changes.previous_ranks(current, plan, newcomer.id)
         standings = rank(contestants, outcomes, self.settings.ranking, previous)
         changed = _battles_changed(current, plan, outcomes[-1, :-1])
-        return standings, changes.arrival_summary(plan, standings, row.id, changed)
+        return standings, changes.arrival_summary(plan, standings, newcomer.id, changed)
 
     def _take_off(
         self,
@@ -229,11 +270,13 @@ class Hill:
                     self.settings.ranking,
                     {e.program.id: e.rank for e in current.entries},
                 )
-                self._leave(session, leaving, reason)
+                _leave(session, leaving, reason)
                 summary = changes.departure_summary(full_name, kind, standings.size)
-                event = self._add_event(
+                event = _add_event(
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )
+                if kind == EventKind.REMOVE and actor != leaving.program.owner:
+                    add_notice(session, leaving.program.owner, leaving.program.id, event.id, reason)
                 report = Report(summary, standings, True, full_name, kind)
                 _answer(session, request, report)
             self._record(event, previous_id, standings, left=full_name)
@@ -259,16 +302,16 @@ class Hill:
             arrived,
             left,
         )
-        self._recording(lambda: self.recorder.record(change))
+        self.record_in_git(lambda: self.recorder.record(change))
 
     def catch_up_history(self) -> bool:
         """Commit to git the changes it lacks (after a failure, the disk
         full say); whether the history is in line now."""
         with self.lock.held():
-            self._recording(self.recorder.catch_up)
+            self.record_in_git(self.recorder.catch_up)
         return not self.history_behind
 
-    def _recording(self, record: Callable[[], object]) -> None:
+    def record_in_git(self, record: Callable[[], object]) -> None:
         """Record in git: a failure leaves the change made (the database
         has it) and the history behind, said once per interval."""
         try:
@@ -285,36 +328,37 @@ class Hill:
                 self.git_trouble.cleared()
             self.history_behind = False
 
-    def _leave(self, session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
-        row = session.get(ProgramRow, entry.program.id)
-        assert row is not None
-        row.status = ProgramStatus.LEFT
-        row.left_at = utcnow()
-        row.left_reason = reason
-        session.flush()  # before a new version takes the name
-        return row
 
-    def _add_event(
-        self,
-        session: Session,
-        kind: EventKind,
-        actor: str,
-        summary: str,
-        standings: Standings,
-        program_id: int | None = None,
-        displaced_id: int | None = None,
-    ) -> Event:
-        event = Event(
-            kind=kind,
-            actor=actor,
-            program_id=program_id,
-            displaced_id=displaced_id,
-            summary=summary,
-            standings={"method": standings.method, "entries": standings.records()},
-        )
-        session.add(event)
-        session.flush()  # its id and time
-        return event
+def _leave(session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
+    row = session.get(ProgramRow, entry.program.id)
+    assert row is not None
+    row.status = ProgramStatus.LEFT
+    row.left_at = utcnow()
+    row.left_reason = reason
+    session.flush()  # before a new version takes the name
+    return row
+
+
+def _add_event(
+    session: Session,
+    kind: EventKind,
+    actor: str,
+    summary: str,
+    standings: Standings,
+    program_id: int | None = None,
+    displaced_id: int | None = None,
+) -> Event:
+    event = Event(
+        kind=kind,
+        actor=actor,
+        program_id=program_id,
+        displaced_id=displaced_id,
+        summary=summary,
+        standings={"method": standings.method, "entries": standings.records()},
+    )
+    session.add(event)
+    session.flush()  # its id and time
+    return event
 
 
 def _answer(session: Session, request: int | None, report: Report) -> None:
@@ -336,6 +380,8 @@ PLAYS: dict[RequestKind, Callable[[Hill, Request], Report]] = {
     RequestKind.WITHDRAW: lambda hill, r: hill.withdraw(r.owner, r.name, request=r.id),
     RequestKind.REMOVE: lambda hill, r: hill.remove(r.name, r.owner, request=r.id),
     RequestKind.RESCORE: lambda hill, r: hill.rescore(r.owner, request=r.id),
+    RequestKind.CONTEST_ENTER: lambda hill, r: hill.contests.enter(r),
+    RequestKind.CONTEST_WITHDRAW: lambda hill, r: hill.contests.withdraw(r),
 }
 
 

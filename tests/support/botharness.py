@@ -77,6 +77,23 @@ async def running_bot(
         hill.close()
 
 
+async def player(nick: str, port: int) -> IrcTestClient:
+    """A player connected to the server on `port`, in the bot's channel."""
+    client = await IrcTestClient(nick).connect(port)
+    await client.join(CHANNEL)
+    return client
+
+
+async def news(client: IrcTestClient, bot: str, contains: str, timeout: float = 20.0) -> str:
+    """The next message of `bot` to the channel, to all, with `contains` in it."""
+    line = await client.expect(
+        lambda m: m.command == "PRIVMSG" and m.nick == bot and m.params[0] == CHANNEL
+        and contains in m.text and not m.text.startswith(f"{client.nick}: "),
+        timeout,
+    )  # fmt: skip
+    return line.text
+
+
 def run(coroutine: Any, timeout: float = 60.0) -> Any:
     """Run a test scenario with an overall time limit."""
 

@@ -1,0 +1,123 @@
+"""Telling the owner of a program that left the hill without their doing
+(pushed off by a newcomer, removed by an admin): a private NOTICE as soon
+as the bot sees them online (in one of its channels: the nick itself, or
+on a network with accounts a nick logged in as the owner's account),
+otherwise on their next command.
+
+The notices are the writer's, stored with the change that made the
+program leave (hill.store.notices), so a restart forgets none; one is
+marked sent once its line is written to the server, and one cut off by a
+restart before that is sent again.  The bot looks for owners to tell after
+each answer it gives, on each command, and every POLL_SECONDS (someone
+who has just joined a channel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import structlog
+
+from bot.client import Incoming, IrcClient
+from bot.identity import Sender
+from hill.rules.changes import left_notice
+from hill.store.notices import NoticeBook, PendingNotice
+from hill.web.urls import Urls
+from hill.writers.hill import Hill
+
+log = structlog.get_logger(__name__)
+
+POLL_SECONDS = 30.0
+
+
+def _owns(sender: Sender, owner: str) -> bool:
+    """Whether `sender` is `owner` (their account, or their nick)."""
+    return bool(sender.identity) and sender.same(sender.identity, owner)
+
+
+class NoticeDesk:
+    """Sends the hill's notices to their owners (see the module)."""
+
+    def __init__(self, hill: Hill, client: IrcClient, urls: Urls) -> None:
+        self.book = NoticeBook(hill.db)
+        self.client = client
+        self.urls = urls
+        self._owners: set[str] = set()  # the owners with notices waiting (folded), as last read
+        self._sending: set[int] = set()  # queued for the server, not written yet
+        self._task: asyncio.Task[None] | None = None
+        self._work: set[asyncio.Task[None]] = set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._poll(), name="notices")
+
+    async def close(self) -> None:
+        for task in (self._task, *self._work):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def look(self) -> None:
+        """Look for owners to tell now (after an answer: a change may have
+        pushed someone off)."""
+        self._spawn(self.deliver())
+
+    def on_command(self, message: Incoming) -> None:
+        """A command came in: its sender may be an owner with notices waiting."""
+        if self._owners and self.client.link.fold(message.sender.nick) in self._owners:
+            self._spawn(self._deliver_to(message))
+        elif self._owners and message.sender.identity:
+            self._spawn(self.deliver(message))
+
+    async def _deliver_to(self, message: Incoming) -> None:
+        # the nick of an owner: worth confirming who it is (by WHOIS where needed)
+        await self.deliver(await message.vouched())
+
+    async def deliver(self, message: Incoming | None = None) -> None:
+        """Send the waiting notices whose owners are online, or are the
+        sender of `message`."""
+        pending = await asyncio.to_thread(self.book.pending)
+        fold = self.client.link.fold
+        self._owners = {fold(n.owner) for n in pending}
+        sender = message.sender if message is not None else None
+        for notice in pending:
+            if notice.id in self._sending:
+                continue
+            nick = self.client.online(notice.owner)
+            if sender is not None and _owns(sender, notice.owner):
+                nick = sender.nick  # they are here: no need to look
+            if nick is not None:
+                self._send(nick, notice)
+
+    def _send(self, nick: str, notice: PendingNotice) -> None:
+        self._sending.add(notice.id)
+        text = left_notice(
+            notice.program,
+            notice.reason,
+            notice.by,
+            notice.time,
+            self.urls.program(notice.program),
+        )
+        log.info("telling an owner", owner=notice.owner, nick=nick, program=notice.program)
+        self.client.say(nick, text, notice=True, on_sent=lambda: self._sent(notice.id))
+
+    def _sent(self, notice_id: int) -> None:
+        async def mark() -> None:
+            await asyncio.to_thread(self.book.mark_sent, notice_id)
+            self._sending.discard(notice_id)
+
+        self._spawn(mark())
+
+    def _spawn(self, work: object) -> None:
+        task = asyncio.create_task(work)  # type: ignore[arg-type]
+        self._work.add(task)
+        task.add_done_callback(self._work.discard)
+
+    async def _poll(self) -> None:
+        while True:
+            try:
+                await self.deliver()
+            except Exception:  # e.g. the disk is full: try again later
+                log.exception("sending the notices failed; trying again later")
+            await asyncio.sleep(POLL_SECONDS)

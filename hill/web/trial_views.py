@@ -1,0 +1,82 @@
+"""The page of a `-test` trial, `/test/TOKEN` (JSON `/api/test/TOKEN`): the
+tested program's breakdown against the hill it met, as a program's page
+shows it (its event's standings hold it), marked as a test, with each
+battle a link into the viewer; kept for `[hill] test_page_hours`
+(hill.store.trials), then answered 410 Gone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from hill.errors import NotFound
+from hill.rules.events import iso_utc
+from hill.store.queries import HillQueries
+from hill.store.trials import Trial, TrialPages
+from hill.threads import LRU
+from hill.web import pages
+from hill.web.analytics_reader import ANALYTICS
+from hill.web.reader_thread import ThreadedReader, serve
+from hill.web.state import Snapshot
+from hill.web.views import page
+
+routes = web.RouteTableDef()
+
+
+class TrialReader(ThreadedReader):
+    """Trials' pages by token; a trial's hill is read once and kept (a
+    trial never changes)."""
+
+    def __init__(self, queries: HillQueries) -> None:
+        super().__init__(1, "web-trials")
+        self.queries = queries
+        self.pages = TrialPages(queries.db)
+        self._snapshots: LRU[str, Snapshot] = LRU(16)
+
+    async def trial(self, token: str) -> tuple[Trial, Snapshot]:
+        """The trial of `token` and the hill it met, with it (NotFound: no
+        such page; 410 Gone: it expired)."""
+        trial = await self._run(self.pages.find, token)
+        if trial is None:
+            raise NotFound("no such test page (a test's page is kept for a while, then forgotten)")
+        if trial.expired:
+            raise web.HTTPGone(reason=f"this test's page expired on {iso_utc(trial.expires_at)}")
+        cached = self._snapshots.get(token)
+        if cached is None:
+            cached = self._snapshots.put(token, await self._run(self._snapshot, trial))
+        return trial, cached
+
+    def _snapshot(self, trial: Trial) -> Snapshot:
+        event = self.queries.event(trial.event)
+        standings = self.queries.standings_at(trial.event)
+        snap = Snapshot(event, standings, {})
+        snap.statistics  # noqa: B018 - computed here, in the reader's thread
+        return snap
+
+
+TRIALS = web.AppKey("trials", TrialReader)
+
+
+@page("test", "breakdown.html", routes)
+async def test_page(request: web.Request) -> dict[str, Any]:
+    trial, snap = await request.app[TRIALS].trial(request.match_info["token"])
+    data = pages.breakdown(snap, trial.program)
+    codes = {e.program.full_name: e.program.code_hash for e in snap.standings.entries}
+    for opponent in data["opponents"]:
+        opponent["code"] = codes[opponent["program"]]
+    owner = snap.entry(trial.program).program.owner
+    about = {
+        "token": trial.token,
+        "owner": owner,
+        "code": codes[trial.program],
+        "expires": iso_utc(trial.expires_at),
+    }
+    profile = await request.app[ANALYTICS].profile(snap, trial.program, ("test", trial.token))
+    return {**data, "trial": about, "versions": [], "departed": None, "profile": profile}
+
+
+def setup(app: web.Application, queries: HillQueries) -> None:
+    """Serve the trials' pages from the hill that `queries` reads."""
+    serve(app, TRIALS, TrialReader(queries), routes)
