@@ -1,8 +1,9 @@
 """A command pointed at a folder without a hill (missing, or mistyped to
 another folder) creates nothing: it says there is no hill there and exits
-1.  Only the commands that bring programs make a new hill (`hill init`,
-`submit`, `import`, and the bot).  Every command that takes `--data` is
-found in the parser, so a new one cannot slip by unclassified."""
+1.  Only the commands that bring programs or a contest make a new hill
+(`hill init`, `submit`, `import`, `contest create`, and the bot).  Every
+command that takes `--data` is found in the parser, so a new one cannot
+slip by unclassified."""
 
 from __future__ import annotations
 
@@ -19,7 +20,13 @@ from hill.cli import build_parser, main
 
 POKE = str(warrior_path("wiki/poke.bfjoust"))
 # the commands that may make a hill, and how the others are run here
-CREATORS = {("hill", "init"), ("hill", "submit"), ("hill", "import"), ("bot",)}
+CREATORS = {
+    ("hill", "init"),
+    ("hill", "submit"),
+    ("hill", "import"),
+    ("contest", "create"),
+    ("bot",),
+}
 READERS = {
     ("hill", "report"): [],
     ("hill", "breakdown"): ["alice.poke"],
@@ -27,6 +34,8 @@ READERS = {
     ("ladder", "show"): [],
     ("tournament", "list"): [],
     ("tournament", "show"): ["1"],
+    ("contest", "list"): [],
+    ("contest", "show"): ["spring"],
 }
 # they change a hill, but there is nothing to change in an empty one
 WRITERS = {
@@ -38,6 +47,10 @@ WRITERS = {
     ("tournament", "create"): ["archive", "--format", "swiss"],
     ("tournament", "resume"): ["1"],
     ("tournament", "cancel"): ["1"],
+    ("hill", "stats"): [],
+    ("contest", "enter"): ["spring", POKE, "--owner", "alice"],
+    ("contest", "withdraw"): ["spring", "--owner", "alice"],
+    ("contest", "close"): ["spring"],
 }
 SERVERS = {("web",)}  # tested as a process: it would serve if it did not refuse
 

@@ -87,12 +87,15 @@ class HillLock:
         write = next(pending, None)
         while write is not None:
             with self.transaction() as session:
-                started = time.monotonic()
+                started = last = time.monotonic()
                 while write is not None:
                     write(session)
                     write = next(pending, None)
-                    if time.monotonic() - started >= TRANSACTION_SECONDS:
+                    now = time.monotonic()
+                    # the next piece would take about as long as this one
+                    if 2 * now - last - started >= TRANSACTION_SECONDS:
                         break
+                    last = now
             if write is not None:
                 time.sleep(time.monotonic() - started)  # the others' turn
                 if between is not None:
