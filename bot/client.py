@@ -5,9 +5,11 @@ The pieces, one concern each: bot.connection (connecting, staying
 connected, the nick), bot.registration (CAP and SASL), bot.accounts (other
 users' accounts where messages carry no account tag), bot.intake (which
 messages are commands, the per-connection gate, the sender's account) and
-bot.outbox (everything the bot says, throttled and fair between
-recipients).  Answers wait in the outbox across disconnections and go out
-once the bot is back in its channels.
+bot.outbox (everything the bot says, paced as the server counts it, in
+bot.penalty; what waits, in bot.backlog, fair between hosts and
+recipients, in bot.turns).  Answers
+wait in the outbox across disconnections and go out once the bot is back
+in its channels.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import structlog
 from irc.client import Event, ServerConnection
 
 from bot.accounts import WHOX_TOKEN, AccountLookup, Roster
+from bot.backlog import Kind
 from bot.connection import ServerLink
+from bot.identity import host_of
 from bot.intake import Incoming, Intake
-from bot.outbox import Kind, Outbox
+from bot.outbox import Outbox
 from bot.registration import WANTED_CAPS, Handler
 from bot.text import fallback_source, text_budget
 from hill.config import IrcSettings
@@ -29,7 +33,6 @@ __all__ = ["Incoming", "IrcClient"]
 
 log = structlog.get_logger(__name__)
 
-JOIN_COST = 2  # servers charge a JOIN double
 REJOIN_DELAY = 2.0  # after a kick
 BANNED_RETRY = 60.0  # after a refused join (ban, invite-only, full, key)
 JOIN_WAIT = 5.0  # longest wait for joins before replies go out anyway
@@ -47,10 +50,11 @@ class IrcClient:
     ) -> None:
         self.settings = settings
         self.link = ServerLink(settings, wanted_caps, self._on_connect)
-        self.outbox = Outbox(self.link.bucket)
+        self.outbox = Outbox(self.link.meter)
         self.roster = Roster(self.link.fold, self.link.is_me)
         self.lookup = AccountLookup(self.link.fold, self.outbox.query)
-        self.intake = Intake(self.link, self.roster, self.lookup, on_message)
+        self.on_message = on_message
+        self.intake = Intake(self.link, self.roster, self.lookup, self._heard)
         self.ready = False  # registered and joined: replies may go out
         # the summary channel is joined too: a channel may refuse outsiders' messages
         wanted = (*settings.channels, settings.summary_channel)
@@ -122,7 +126,7 @@ class IrcClient:
         self.ready = False
         self.roster.clear()
         self.lookup.clear()
-        self.outbox.forget_queries()
+        self.outbox.backlog.forget_queries()
 
     def _can_send(self) -> bool:
         return self.ready and self.link.is_connected()
@@ -132,6 +136,13 @@ class IrcClient:
             self.ready = True
             log.info("ready", nick=self.nick, joined=sorted(self.joined), queued=len(self.outbox))
             self.outbox.wakeup.set()
+
+    def _heard(self, message: Incoming) -> None:
+        """A command: its sender's answers will wait in their host's turn."""
+        sender = message.sender
+        if sender.userhost:
+            self.outbox.backlog.locate(self.link.fold(sender.nick), host_of(sender.userhost))
+        self.on_message(message)
 
     # --- what the bot says -------------------------------------------------
 
@@ -200,7 +211,7 @@ class IrcClient:
         caps = sorted(self.enabled)
         log.info("registered", nick=self.nick, accounts=self.has_accounts, caps=caps)
         for channel in self.channels:
-            self.link.send(f"JOIN {channel}", JOIN_COST)
+            self.link.send(f"JOIN {channel}")
         self.link.later(JOIN_WAIT, self._set_ready)
 
     def _on_join(self, connection: ServerConnection, event: Event) -> None:
@@ -218,13 +229,13 @@ class IrcClient:
         if event.arguments and self.link.is_me(event.arguments[0]):
             channel = event.target
             log.warning("kicked", channel=channel, by=event.source.nick, reason=event.arguments[1:])
-            self.link.later(REJOIN_DELAY, lambda: self.link.send(f"JOIN {channel}", JOIN_COST))
+            self.link.later(REJOIN_DELAY, lambda: self.link.send(f"JOIN {channel}"))
 
     def _on_join_refused(self, connection: ServerConnection, event: Event) -> None:
         channel = event.arguments[0] if event.arguments else ""
         log.warning("cannot join", channel=channel, reason=event.type)
         if channel in self.channels:
-            self.link.later(BANNED_RETRY, lambda: self.link.send(f"JOIN {channel}", JOIN_COST))
+            self.link.later(BANNED_RETRY, lambda: self.link.send(f"JOIN {channel}"))
 
     def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
         self.ready = False

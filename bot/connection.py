@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import ssl
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 
 import structlog
@@ -23,8 +24,8 @@ from irc.client_aio import AioConnection, AioReactor
 from jaraco.stream.buffer import DecodingLineBuffer
 
 from bot.identity import DEFAULT_CASEMAPPING, casefold
+from bot.penalty import PenaltyMeter
 from bot.registration import Handler, Registration
-from bot.throttle import TokenBucket
 from hill.config import IrcSettings
 
 log = structlog.get_logger(__name__)
@@ -44,6 +45,12 @@ class _LenientBuffer(DecodingLineBuffer):
 
 class _Connection(AioConnection):
     buffer_class = _LenientBuffer
+    meter: PenaltyMeter | None = None  # charged for every line written
+
+    def send_raw(self, string: str) -> None:
+        super().send_raw(string)
+        if self.meter is not None:
+            self.meter.charge(string)
 
     def process_data(self, new_data: bytes) -> None:
         # one bad line (or a failing handler) must not drop the connection
@@ -71,10 +78,14 @@ class ServerLink:
         self.settings = settings
         self.on_connect = on_connect
         self.reactor = _Reactor(loop=asyncio.get_running_loop())
-        self.connection: ServerConnection = self.reactor.server()
+        # every line written is charged as the server charges it (bot.penalty)
+        self.meter = PenaltyMeter(settings.messages_per_second, settings.burst)
+        connection = self.reactor.server()
+        connection.meter = self.meter
+        self.connection: ServerConnection = connection
         self.registration = Registration(settings, self.raw, wanted_caps)
-        # every line after registration is paid for here (see bot.outbox)
-        self.bucket = TokenBucket(settings.messages_per_second, settings.burst)
+        self._own: deque[str] = deque()  # the bot's own lines waiting for room (send())
+        self._own_sender: asyncio.Task[None] | None = None
         self.connections = 0  # attempts so far, for the logs and the tests
         self.stopping = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -84,6 +95,8 @@ class ServerLink:
 
     def _reset(self) -> None:
         self.registration.reset()
+        self.meter.reset()  # a new connection: the server counts from zero
+        self._own.clear()  # lines meant for the last connection
         self.source: str | None = None  # our nick!user@host, once seen
         self.last_seen = time.monotonic()
         self.connected_at = time.monotonic()
@@ -116,11 +129,18 @@ class ServerLink:
         if self.connection.is_connected():
             self.connection.send_raw(line)
 
-    def send(self, line: str, cost: float = 1) -> None:
-        """Write a line at once, charged to the throttle: for the few that
-        cannot wait (JOIN, PING); the outbox waits longer after them."""
-        self.bucket.spend(cost)
-        self.raw(line)
+    def send(self, line: str) -> None:
+        """Write a line of the bot's own (JOIN, WHO, PING) as soon as the
+        server's count allows, before the outbox's lines."""
+        self._own.append(line)
+        if self._own_sender is None or self._own_sender.done():
+            self._own_sender = self.spawn(self._send_own())
+
+    async def _send_own(self) -> None:
+        while self._own:
+            await self.meter.room(self.meter.cost(self._own[0]), urgent=True)
+            if self._own:  # (a new connection forgets the last one's)
+                self.raw(self._own.popleft())
 
     def spawn(self, coroutine: Coroutine[object, object, None]) -> asyncio.Task[None]:
         """A task that stop() cancels."""
@@ -200,6 +220,7 @@ class ServerLink:
             server_hostname=(address[0] if self.settings.tls else None),
         )
         transport.write(b"CAP LS 302\r\n")
+        self.meter.charge("CAP LS 302")
         return transport, proto
 
     async def _watch(self) -> None:
@@ -219,24 +240,30 @@ class ServerLink:
             elif idle > IDLE_PING:
                 self.send(f"PING :{self.connection.get_server_name() or 'hill'}")
             elif registered and self.nick != self.settings.nick:
-                self.send(f"NICK {self.settings.nick}")
+                # is it free? (a NICK costs the bot 4 lines' worth: only when it is)
+                self.send(f"ISON {self.settings.nick}")
 
     # --- events ----------------------------------------------------------------
 
     def _handlers(self) -> dict[str, Handler]:
         return {
             "all_raw_messages": self._on_raw,
+            "welcome": self._on_welcome,
             "featurelist": self._on_isupport,
             "nicknameinuse": self._on_nick_refused,
             "erroneusnickname": self._on_nick_refused,
             "unavailresource": self._on_nick_refused,
             "nick": self._on_nick,
+            "ison": self._on_ison,
             "disconnect": self._on_disconnect,
             "error": self._on_error,
         }
 
     def _on_raw(self, connection: ServerConnection, event: Event) -> None:
         self.last_seen = time.monotonic()
+
+    def _on_welcome(self, connection: ServerConnection, event: Event) -> None:
+        self.meter.reset(registered=True)  # the server's count too; a NICK costs from now on
 
     def _on_isupport(self, connection: ServerConnection, event: Event) -> None:
         # `irc`'s FeatureSet drops tokens without a value, such as WHOX
@@ -250,6 +277,12 @@ class ServerLink:
         alternative = alternative_nick(self.settings.nick, self.nick_tries)
         log.warning("nick refused, trying another", refused=event.arguments[:1], nick=alternative)
         connection.nick(alternative)
+
+    def _on_ison(self, connection: ServerConnection, event: Event) -> None:
+        online = {self.fold(n) for n in " ".join(event.arguments).split()}
+        wanted = self.settings.nick
+        if self.fold(self.nick) != self.fold(wanted) and self.fold(wanted) not in online:
+            self.send(f"NICK {wanted}")  # free: take it back
 
     def _on_nick(self, connection: ServerConnection, event: Event) -> None:
         if self.is_me(event.target):

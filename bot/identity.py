@@ -14,6 +14,7 @@ owns programs under one name.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -57,6 +58,17 @@ class Sender:
         return (self.account or "") if self.accounts else self.nick
 
     @property
+    def group(self) -> str:
+        """Whose share of the hill a request takes: the account where there
+        is one, else the host (`host_of`): the ident of `user@host` is the
+        user's to choose, so one host may open many connections."""
+        if self.account:
+            return "account " + self.fold(self.account)
+        if self.userhost:
+            return "host " + host_of(self.userhost)
+        return "nick " + self.fold(self.nick)
+
+    @property
     def key(self) -> str:
         """Whose limits a request counts against: the account, else the
         connection (user@host), which a nick change does not reset."""
@@ -96,6 +108,22 @@ class Sender:
 
     def is_admin(self, admins: Iterable[str]) -> bool:
         return bool(self.identity) and any(self.same(self.identity, a) for a in admins)
+
+
+def host_of(userhost: str) -> str:
+    """The host of `user@host`, in lower case, as what one machine or one
+    subscriber holds: an IPv6 address stands for its /64 (one subscriber's
+    network, where any number of addresses is as easy to take as idents)."""
+    host = userhost.rpartition("@")[2].lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host  # a name, or a cloak
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 def tag_value(tags: list[dict[str, str | None]] | None, key: str) -> str | None:

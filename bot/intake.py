@@ -1,6 +1,8 @@
 """Commands coming in: who sent them, and whether to look at them at all.
 
-Only messages that start with the command prefix are for the bot.  Each
+In a channel only messages that start with the command prefix are for the
+bot; in private, every message is (one without a command is answered with
+how to use the bot).  Each
 connection (user@host, which a nick change does not reset) passes a gate
 first: `command_burst` commands at once, then `commands_per_minute`; the
 rest are ignored without an answer, so that a flood costs the bot nothing
@@ -77,14 +79,15 @@ class Intake:
 
     def _on_message(self, connection: ServerConnection, event: Event) -> None:
         nick, text = event.source.nick, (event.arguments or [""])[0]
-        if not nick or self.link.is_me(nick) or not self.is_command(text):
+        private = event.type == "privmsg"  # anything said to the bot is for it
+        if not nick or self.link.is_me(nick) or not (private or self.is_command(text)):
             return
         userhost = f"{event.source.user}@{event.source.host}"
         if not self.gate.admit(userhost.lower()):
             if self.gate.ignored[userhost.lower()] == 1:  # once, not once a line
                 log.warning("too many commands: ignoring them", nick=nick, userhost=userhost)
             return
-        channel = event.target if event.type == "pubmsg" else None
+        channel = None if private else event.target
         registration = self.link.registration
 
         def sender(account: str | None) -> Sender:

@@ -6,14 +6,16 @@ gets what is left.  Splits fall on spaces where possible and never inside a
 UTF-8 character.
 
 Replies echo what players typed (names, nicks, URLs, parse errors), so
-everything the bot says is made plain first: IRC formatting codes and
-Unicode bidirectional controls are removed, so that no echo can colour the
-channel or turn the rest of a line around (U+202E).
+everything the bot says is made plain first: IRC formatting codes, Unicode
+bidirectional controls and every other invisible character are removed,
+so that no echo can colour the channel, turn the rest of a line around
+(U+202E) or hide text in zero-width characters (U+200B, U+FEFF).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 LINE_BYTES = 512  # RFC 1459, CR LF included
 HOST_BYTES = 63  # the longest hostname, when the server has not told us ours
@@ -22,19 +24,30 @@ HOST_BYTES = 63  # the longest hostname, when the server has not told us ours
 # IRC formatting (https://modern.ircdocs.horse/formatting): colour \x03 with
 # up to two digits (and a background), hex colour \x04 with six hex digits
 # (and a background), bold, italics, underline, strike-through, monospace,
-# reverse and reset; \x01 would start a CTCP.  Then the bidi controls:
-# embeddings and overrides, isolates, and the LRM, RLM and ALM marks.
+# reverse and reset; \x01 would start a CTCP.
 UNSAFE = re.compile(
     r"\x03(?:[0-9]{1,2}(?:,[0-9]{1,2})?)?"
     r"|\x04(?:[0-9A-Fa-f]{6}(?:,[0-9A-Fa-f]{6})?)?"
     r"|[\x01\x02\x0f\x11\x16\x1d\x1e\x1f]"
-    r"|[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]"
 )
 
 
+# Invisible characters that are not of the format category (Cf) but show
+# nothing either: the Hangul fillers, the combining grapheme joiner, the
+# Khmer inherent vowels and the Mongolian variation selectors.
+INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0")
+
+
 def plain(text: str) -> str:
-    """`text` without IRC formatting codes and bidi controls."""
-    return UNSAFE.sub("", text)
+    """`text` without IRC formatting codes, and without invisible
+    characters: Unicode's format characters (category Cf: the bidi
+    controls, zero-width spaces and joiners U+200B-U+200D, the word joiner,
+    the byte order mark U+FEFF, the tag characters...) and the few other
+    characters that show nothing."""
+    text = UNSAFE.sub("", text)
+    if text.isascii():
+        return text
+    return "".join(ch for ch in text if ch not in INVISIBLE and unicodedata.category(ch) != "Cf")
 
 
 def text_budget(source: str, command: str, target: str) -> int:

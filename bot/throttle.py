@@ -1,24 +1,20 @@
-"""Limits: the outgoing line rate (a token bucket), the commands one user
-may send (a token bucket each), and the submission rate (sliding windows per
-user and in all)."""
+"""Limits on what players ask: the commands one connection may send (a
+token bucket each) and the submission rate (sliding windows per user, per
+group of users and in all).  What the bot itself sends is paced by
+bot.penalty."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections import defaultdict, deque
+from collections import deque
 from dataclasses import dataclass
 
 PRUNE_AT = 1000  # users remembered before idle ones are forgotten
 
 
 class TokenBucket:
-    """`rate` tokens a second, at most `burst` saved up: lines go out in a
-    burst of `burst`, then steadily at `rate`, which servers do not count
-    as flooding.  A line may cost more than one token (servers charge more
-    for some commands, e.g. WHOIS and JOIN), and lines that cannot wait are
-    charged all the same (`spend`): the bucket runs into debt, and what
-    waits, waits longer."""
+    """`rate` tokens a second, at most `burst` saved up: `burst` at once,
+    then steadily at `rate`."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate = rate
@@ -43,19 +39,6 @@ class TokenBucket:
             return False
         self._tokens -= 1
         return True
-
-    def spend(self, cost: float) -> None:
-        """Charge `cost` tokens now, into debt if need be."""
-        self._refill()
-        self._tokens -= cost
-
-    async def take(self, cost: float = 1) -> None:
-        """Wait until a token is saved up, and spend `cost`."""
-        self._refill()
-        while self._tokens < 1:
-            await asyncio.sleep((1 - self._tokens) / self.rate)
-            self._refill()
-        self._tokens -= cost
 
 
 class CommandGate:
@@ -91,42 +74,69 @@ class Refusal:
 
 
 class RateLimiter:
-    """At most `per_user` events per user and `overall` in all, within any
-    `window` seconds."""
+    """Events (submissions) within any `window` seconds: at most `per_user`
+    for one user, `overall` in all, and the overall budget shared fairly
+    between groups of users (a user's group: their account, else their host,
+    whose connections may carry any idents it likes).  While n groups take
+    part, one may hold at most `overall // (n + 1)`: the `+ 1` keeps a share
+    free for the next group to come, so that no group can take it all, and a
+    newcomer is not refused because others came first."""
 
     def __init__(self, per_user: int, overall: int, window: float) -> None:
         self.per_user = per_user
         self.overall = overall
         self.window = window
-        self._users: defaultdict[str, deque[float]] = defaultdict(deque)
+        self._users: dict[str, deque[float]] = {}
+        self._groups: dict[str, deque[float]] = {}
         self._all: deque[float] = deque()
+        self._group_of: dict[str, str] = {}  # user -> the group of their events
         self._told: dict[str, float] = {}  # user -> until when they know they are refused
 
-    def _expire(self, stamps: deque[float], now: float) -> None:
-        while stamps and stamps[0] <= now - self.window:
-            stamps.popleft()
-
-    def check(self, user: str) -> Refusal | None:
-        """Record an event for `user`; returns why it is refused, or None."""
-        now = time.monotonic()
-        for stamps in self._users.values():
-            self._expire(stamps, now)
-        self._expire(self._all, now)
-        # users with nothing in the window are forgotten (the dict stays small)
-        for key in [k for k, stamps in self._users.items() if not stamps]:
-            del self._users[key]
+    def _expire(self, now: float) -> None:
+        """Forget what is out of the window (and users and groups with nothing in it)."""
+        for table in (self._users, self._groups):
+            for key, stamps in list(table.items()):
+                while stamps and stamps[0] <= now - self.window:
+                    stamps.popleft()
+                if not stamps:
+                    del table[key]
+        while self._all and self._all[0] <= now - self.window:
+            self._all.popleft()
+        self._group_of = {u: g for u, g in self._group_of.items() if u in self._users}
         self._told = {k: until for k, until in self._told.items() if until > now}
-        user = user.lower()
-        mine = self._users[user]
+
+    def share(self, group: str) -> int:
+        """What one group may hold of the overall budget now, `group` taking part."""
+        groups = len(self._groups) + (group.lower() not in self._groups)
+        return max(1, self.overall // (groups + 1))
+
+    def check(self, user: str, group: str = "") -> Refusal | None:
+        """Record an event for `user` of `group` (default: a group of their
+        own); returns why it is refused, or None."""
+        now = time.monotonic()
+        self._expire(now)
+        user, group = user.lower(), (group or user).lower()
+        mine = self._users.get(user, deque())
+        ours = self._groups.get(group, deque())
+        share = self.share(group)
         if len(mine) >= self.per_user:
             free = mine[0] + self.window
             reason = f"you have made {len(mine)} submissions recently"
+        elif len(ours) >= share:
+            free = ours[len(ours) - share] + self.window
+            kind = group.partition(" ")[0] if " " in group else "group"
+            reason = (
+                f"your {kind} has had its share of the hill's submissions "
+                f"({len(ours)} recently; others get their turn)"
+            )
         elif len(self._all) >= self.overall:
             free = self._all[0] + self.window
             reason = "the hill is taking too many submissions"
         else:
-            mine.append(now)
+            self._users.setdefault(user, deque()).append(now)
+            self._groups.setdefault(group, deque()).append(now)
             self._all.append(now)
+            self._group_of[user] = group
             return None
         told = user in self._told
         self._told[user] = free
@@ -136,7 +146,12 @@ class RateLimiter:
         """Forget `user`'s latest event: the hill refused it without a joust
         (a typo in a program should not cost a submission), or it could not
         be queued ("busy")."""
-        mine = self._users.get(user.lower())
-        if mine:
-            stamp = mine.pop()
-            self._all.remove(stamp)
+        user = user.lower()
+        mine = self._users.get(user)
+        if not mine:
+            return
+        stamp = mine.pop()
+        self._all.remove(stamp)
+        ours = self._groups.get(self._group_of.get(user, user))
+        if ours is not None and stamp in ours:
+            ours.remove(stamp)

@@ -62,8 +62,8 @@ class IrcSettings:
     fetch_max_bytes: int = 1_048_576  # programs given by URL
     fetch_timeout_seconds: float = 10.0
     fetch_allow_private: bool = False  # allow URLs on private/loopback addresses
-    messages_per_second: float = 1.0  # outgoing throttle
-    burst: int = 4
+    messages_per_second: float = 1.0  # the penalty the server forgives a second (bot.penalty)
+    burst: int = 4  # the most penalty the bot may owe at once (below the server's threshold)
 
 
 @dataclass(frozen=True)

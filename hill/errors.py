@@ -6,6 +6,7 @@ brackets):
     Error                       anything raised on purpose
     ├── HillError               a request the hill refuses; the message is for the player
     │   ├── BadName             a program or owner name the hill does not accept
+    │   ├── NoInstruction       a program that runs no instruction at all (a typo, most likely)
     │   ├── NotReady            a database readers cannot read yet (missing, older, newer)
     │   └── Kept                a request kept in memory until the storage takes it
     ├── ParseError [ValueError] a malformed program: what is wrong, and where
@@ -51,6 +52,11 @@ class HillError(Error):
 
 class BadName(HillError):
     """A name the hill does not accept; the message says what a good one is."""
+
+
+class NoInstruction(HillError):
+    """A program that runs no instruction: all of it is comment (such as
+    `allegro` in `!bfjoust rank allegro`, meant as `!bfjoust-rank allegro`)."""
 
 
 class NotReady(HillError):

@@ -19,6 +19,7 @@ from support.botharness import (
 from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
+from hill.rules.programs import NO_INSTRUCTION
 from hill.rules.statistics import hill_statistics
 from hill.writers.hill import Hill
 
@@ -32,8 +33,10 @@ TESTED = re.compile(
 )
 
 
-async def player(nick: str, port: int, *channels: str) -> IrcTestClient:
-    client = await IrcTestClient(nick).connect(port)
+async def player(
+    nick: str, port: int, *channels: str, user: str = "", host: str = "127.0.0.1"
+) -> IrcTestClient:
+    client = await IrcTestClient(nick).connect(port, user=user, host=host)
     for channel in channels:
         await client.join(channel)
     return client
@@ -198,26 +201,38 @@ def test_admin_commands_are_for_admins_only(ngircd: Ngircd, tmp_path) -> None:
     run(scenario())
 
 
-def test_submissions_are_rate_limited_per_user_and_in_all(ngircd: Ngircd, tmp_path) -> None:
+def test_submissions_are_rate_limited_per_user_per_host_and_in_all(
+    ngircd: Ngircd, tmp_path
+) -> None:
     settings = bot_settings(
-        tmp_path, ngircd.port, rate_limit_per_user=2, rate_limit_global=3, rate_window_seconds=60
+        tmp_path, ngircd.port, rate_limit_per_user=2, rate_limit_global=4, rate_window_seconds=60
     )
 
     async def scenario() -> None:
         async with running_bot(settings) as bot:
             nick = bot.client.nick
-            ann, ben, cy = [await player(n, ngircd.port) for n in ("ann", "ben", "cy")]
+            ann = await player("ann", ngircd.port, host="127.0.0.2")
             for name in ("a", "b"):
                 ann.say(nick, f"!bfjoust-test {name} {RUSH}")
                 assert "test only" in await ann.reply(nick)
             ann.say(nick, f"!bfjoust c {RUSH}")
             assert (await ann.reply(nick)).startswith("you have made 2 submissions recently")
-            ben.say(nick, f"!bfjoust-test d {RUSH}")
-            assert "test only" in await ben.reply(nick)
-            cy.say(nick, f"!bfjoust-test e {RUSH}")
-            assert (await cy.reply(nick)).startswith("the hill is taking too many submissions")
-            cy.say(nick, "!bfjoust-report")  # reading is not limited
-            assert (await cy.reply(nick)).startswith("The hill is empty.")
+            # another connection of ann's host, another ident: the host's share is used
+            ann2 = await player("ann2", ngircd.port, user="other", host="127.0.0.2")
+            ann2.say(nick, f"!bfjoust-test c {RUSH}")
+            said = await ann2.reply(nick)
+            assert said.startswith("your host has had its share of the hill's submissions")
+            ben, cy, dee = [
+                await player(n, ngircd.port, host=f"127.0.0.{i}")
+                for i, n in enumerate(("ben", "cy", "dee"), 3)
+            ]
+            for other in (ben, cy):  # each host a share: the 4 in all are used
+                other.say(nick, f"!bfjoust-test d {RUSH}")
+                assert "test only" in await other.reply(nick)
+            dee.say(nick, f"!bfjoust-test e {RUSH}")
+            assert (await dee.reply(nick)).startswith("the hill is taking too many submissions")
+            dee.say(nick, "!bfjoust-report")  # reading is not limited
+            assert (await dee.reply(nick)).startswith("The hill is empty.")
 
     run(scenario())
 
@@ -297,9 +312,24 @@ UPLOAD_USAGE = (
 )
 
 
+LONELY = (
+    "no program after the name lonely: a program goes on the same line, or, if it is too "
+    "long for one line (a client cuts a pasted one into several), send it with "
+    "!bfjoust-upload lonely (a link to a form) or give its URL"
+)
+
 BAD_COMMANDS = [
     ("!bfjoust", USAGE),
-    ("!bfjoust lonely", USAGE),
+    ("!bfjoust a.b", USAGE),
+    ("!bfjoust lonely", LONELY),  # what a client sends first of a program pasted on lines
+    ("!bfjoust-test lonely", LONELY.replace("lonely (a link", "lonely test (a link")),
+    ("!bfjoust help", "no program after the name help; did you mean !bfjoust-help?"),
+    # typos: a program with no instruction is refused, with the command meant
+    ("!bfjoust rank allegro", f"{NO_INSTRUCTION}; did you mean !bfjoust-rank allegro?"),
+    ("!bfjoust-test words (only words)*3", NO_INSTRUCTION),
+    ("!bfjoust-rnak allegro", "unknown command !bfjoust-rnak; did you mean !bfjoust-rank allegro?"),
+    ("!bfjoust-rank gh\u200bost\ufeff", "there is no ghost on the hill"),  # nothing invisible
+    ("hello bot, how do I play?", "BF Joust hill. Commands: !bfjoust NAME CODE|URL, "),
     ("!bfjoust-withdraw", "usage: !bfjoust-withdraw NAME (the name of your program)"),
     ("!bfjoust-rank", "usage: !bfjoust-rank NAME|OWNER.NAME (a program's name)"),
     ("!bfjoust bad (>)*9([-]>)*21]", "parse error at line 1, column 15: unmatched ']'"),
@@ -325,10 +355,11 @@ def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
             for command, answer in BAD_COMMANDS:
                 eve.say(bot.client.nick, command)
                 assert (await eve.reply(bot.client.nick)).startswith(answer), command
-            # words that only look like commands get no answer
+            # words that only look like commands get how to use the bot
             eve.say(bot.client.nick, "!bfjoustfoo bar")
             eve.say(bot.client.nick, "!bfjoust- x")
             eve.say(bot.client.nick, "!bfjoust-rank")
+            assert (await eve.reply(bot.client.nick)).startswith("BF Joust hill. Commands:")
             assert (await eve.reply(bot.client.nick)).startswith("unknown command !bfjoust-;")
             assert (await eve.reply(bot.client.nick)).startswith("usage: !bfjoust-rank")
             assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0

@@ -3,7 +3,6 @@ the bot that are plain functions (line splitting, rate limits)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import subprocess
@@ -18,7 +17,7 @@ from support.ircclient import IrcTestClient
 
 from bot.ircd import free_port, listening, stop_keeper
 from bot.text import split_text, text_budget
-from bot.throttle import RateLimiter, TokenBucket
+from bot.throttle import RateLimiter
 
 
 def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
@@ -116,14 +115,15 @@ def test_text_budget_counts_the_prefix_the_server_adds() -> None:
 
 
 def test_rate_limiter_windows() -> None:
-    limiter = RateLimiter(per_user=2, overall=3, window=0.3)
+    limiter = RateLimiter(per_user=2, overall=6, window=0.3)
     assert limiter.check("ann") is None and limiter.check("Ann") is None
     refused = limiter.check("ann")
     assert refused and "2 submissions recently" in refused.reason and not refused.told
     again = limiter.check("ANN")
     assert again and again.told  # told once in a window: then quiet
-    assert limiter.check("ben") is None
-    refused = limiter.check("cy")
+    assert limiter.check("ben") is None and limiter.check("cy") is None
+    assert limiter.check("dee") is None and limiter.check("eve") is None
+    refused = limiter.check("fay")
     assert refused and "too many submissions" in refused.reason and not refused.told
     time.sleep(0.35)
     assert limiter.check("ann") is None and limiter.check("cy") is None
@@ -134,13 +134,23 @@ def test_rate_limiter_windows() -> None:
     assert refused and "2 submissions recently" in refused.reason and not refused.told
 
 
-def test_token_bucket_rate() -> None:
-    async def take(n: int) -> float:
-        bucket = TokenBucket(rate=20.0, burst=4)
-        started = time.monotonic()
-        for _ in range(n):
-            await bucket.take()
-        return time.monotonic() - started
-
-    assert asyncio.run(take(4)) < 0.05  # the burst
-    assert 0.25 <= asyncio.run(take(10)) < 0.6  # then 20 a second: 6 more take 0.3 s
+def test_the_overall_budget_is_shared_between_hosts() -> None:
+    """One host's many connections (idents are the user's choice) take at
+    most a share of the budget, and a share is always left for a newcomer."""
+    limiter = RateLimiter(per_user=3, overall=20, window=0.5)
+    attacker = [f"connection ~a{i}@10.0.0.1" for i in range(7)]
+    taken = [limiter.check(u, "host 10.0.0.1") is None for u in attacker for _ in range(3)]
+    assert sum(taken) == 10  # alone, half of the 20
+    assert limiter.check("connection ~p@10.0.0.2", "host 10.0.0.2") is None  # room left
+    refused = limiter.check(attacker[0] + "x", "host 10.0.0.1")
+    assert refused and "your host has had its share" in refused.reason
+    for n in range(3, 9):  # more hosts: smaller shares, and one always free
+        limiter.check(f"connection ~u@10.0.0.{n}", f"host 10.0.0.{n}")
+    assert limiter.share("host 10.0.0.99") == 20 // 10
+    assert limiter.check("connection ~new@10.0.0.99", "host 10.0.0.99") is None
+    limiter.refund("connection ~new@10.0.0.99")  # from the host's count too
+    assert limiter.check("connection ~new2@10.0.0.99", "host 10.0.0.99") is None
+    assert limiter.check("connection ~new3@10.0.0.99", "host 10.0.0.99") is None
+    assert limiter.check("connection ~new4@10.0.0.99", "host 10.0.0.99") is not None
+    time.sleep(0.55)  # a new window: the attacker's host may take its share again
+    assert limiter.check(attacker[0], "host 10.0.0.1") is None

@@ -35,7 +35,7 @@ from support.ladderhill import reference
 from support.webhill import get, git
 
 from bot.ircd import Ngircd, free_port
-from hill.rules.contests import recompute_command
+from hill.rules.contests import News, recompute_command
 
 ngircd = ircservers.ngircd  # the fixture
 _numbers = itertools.count(1)
@@ -47,6 +47,10 @@ ERIN = ">(+)*10>(-)*10(>)*6([+]>)*21"
 LATE = "(>)*6([-]>)*22"
 QUICK = "(>)*9([+]>)*21"
 FRANK = "(>)*5(+)*3(>)*4([-]>)*21\n" * 3  # long programs come by the upload form
+# a contest's controls for a tournament long enough to be killed in the middle on any
+# machine: every reference program, 101 entrants and 5050 matches (seconds of writes
+# and jousts for the bot, where its results are written every 0.2 s)
+POOL = 98
 CODES = {"alice": ALICE, "bob": BOB, "erin": ERIN, "frank": FRANK.splitlines()[0]}
 
 
@@ -271,11 +275,8 @@ def test_a_contest_from_its_announcement_to_its_winner(folder: Path, ngircd: Ngi
 
 
 def test_a_bot_killed_across_the_deadline_and_mid_tournament(folder: Path, ngircd: Ngircd) -> None:
-    controls = []
-    for name, code in reference(40):
-        path = folder / f"{name}.bfjoust"
-        path.write_bytes(code)
-        controls += ["--control", str(path)]
+    controls = reference_controls(folder, POOL)
+    total = (len(controls) + 3) * (len(controls) + 2) // 2  # a round robin's matches
 
     async def scenario(bot: BotProcess) -> None:
         alice, bob, carol = [await player(nick, ngircd.port) for nick in ("alice", "bob", "carol")]
@@ -283,7 +284,8 @@ def test_a_bot_killed_across_the_deadline_and_mid_tournament(folder: Path, ngirc
         bot.start()
         await alice.expect(lambda m: m.command == "JOIN" and m.nick == bot.nick, 30)
         nick = bot.nick
-        made = bfjoust("contest", "create", "winter", "--closes", "+12s", *controls,
+        made = bfjoust("contest", "create", "winter", "--closes", "+12s",
+                       *[a for path in controls.values() for a in ("--control", path)],
                        "--config", bot.config)  # fmt: skip
         assert made.returncode == 0, made.stderr
         closes = json.loads(bfjoust("contest", "show", "winter", "--json", "--config", bot.config)
@@ -297,10 +299,13 @@ def test_a_bot_killed_across_the_deadline_and_mid_tournament(folder: Path, ngirc
         alice.say(nick, f"!bfjoust-enter winter {ALICE}")
         assert "accepted" in await private(alice, nick, "winter")
         with hill_busy(bot.data):  # heard and recorded, not yet played
+            # bob's is recorded first and waits for the hill, carol's behind it: two
+            # players' commands may be recorded in either order, so one after the other
             bob.say(nick, f"!bfjoust-enter winter {BOB}")
+            await wait_until(lambda: entries(bot)[1:] == [("bob", "running", 1)], 20, 0.01)
             carol.say(nick, f"!bfjoust-enter winter {ERIN}")
-            states = ["done", "running", "queued"]  # bob's waits for the hill, carol's behind
-            await wait_until(lambda: [e[1] for e in entries(bot)] == states, 20, 0.05)
+            await wait_until(lambda: len(entries(bot)) == 3, 20, 0.01)
+            assert entries(bot)[1:] == [("bob", "running", 1), ("carol", "queued", 0)]
             bot.kill()
         unanswered = from_bot(bob, nick) + from_bot(carol, nick)
         assert not any(m.command == "NOTICE" and "winter" in m.text for m in unanswered)
@@ -308,23 +313,37 @@ def test_a_bot_killed_across_the_deadline_and_mid_tournament(folder: Path, ngirc
         await asyncio.sleep((deadline - dt.datetime.now(dt.UTC)).total_seconds() + 1)
         assert bot.process is not None and bot.process.poll() is not None  # down at the deadline
 
+        # back after the deadline, the bot plays bob's and carol's entries, closes the
+        # contest and starts its tournament, all before it is on IRC again. The hill's
+        # lock (nothing is written without it) holds the tournament until the close has
+        # been told; let go, the close is noted as told and the first results are
+        # written; held again, the tournament can write nothing more: the bot is killed
+        # there, in the middle of it, the news told once
+        database = bot.data / "hill.sqlite3"
         await nick_free(alice, nick)
         bot.start()
+        await wait_until(lambda: contest_state(database, "winter") != "open", 60, 0.002)
+        with hill_busy(bot.data):
+            await alice.expect(lambda m: m.command == "JOIN" and m.nick == nick, 30)
+            closed = await news(alice, nick, "Contest winter is closed", timeout=60)
+        await wait_until(lambda: noted(database, "winter", News.CLOSED)
+                         and matches(database, "committed") > 0, 60, 0.002)  # fmt: skip
+        with hill_busy(bot.data):
+            committed = matches(database, "committed")
+            assert 0 < committed < total, "the tournament ended first: too fast a machine"
+            bot.kill()
+        print(f"killed with {committed} of {total} matches committed")
+        assert "3 entries (alice, bob, carol)" in closed
         to_bob = await private(bob, nick, "winter")
         assert to_bob.startswith("your entry to contest winter was being played when the bot "
                                  "restarted: entry to contest winter accepted")  # fmt: skip
         assert "accepted" in await private(carol, nick, "winter")
-        closed = await news(alice, nick, "Contest winter is closed", timeout=60)
-        assert "3 entries (alice, bob, carol)" in closed
-        alice.say(nick, f"!bfjoust-enter winter {LATE}")
-        assert (await private(alice, nick, "winter")).startswith("contest winter closed at")
 
-        database = bot.data / "hill.sqlite3"
-        await wait_until(lambda: 100 <= matches(database, "committed") < 903, 120, 0.002)
-        bot.kill()  # mid-tournament
-        assert 100 <= matches(database, "committed") < 903
         await nick_free(alice, nick)
         bot.start()
+        await alice.expect(lambda m: m.command == "JOIN" and m.nick == nick, 30)
+        alice.say(nick, f"!bfjoust-enter winter {LATE}")
+        assert (await private(alice, nick, "winter")).startswith("contest winter closed at")
         winner = await news(alice, nick, "Contest winter: ", timeout=180)
         assert " wins with " in winner or "is shared" in winner
 
@@ -348,11 +367,36 @@ def test_a_bot_killed_across_the_deadline_and_mid_tournament(folder: Path, ngirc
     assert len(commits) == 2
     # the hill was empty: the first commit is the contest's, with the report of an empty hill
     entrants = {Path(f).stem for f in commits[0][1] if f.startswith("contests/winter/")}
-    assert entrants == {"alice", "bob", "carol"} | {f"control.{n}" for n, _ in reference(40)}
+    assert entrants == {"alice", "bob", "carol"} | {f"control.{n}" for n in controls}
     published = (clone / "contests/winter/results.json").read_text()
     assert json.loads(published) == shown["tournament"]  # the result the kill did not change:
     page = {"recompute": {"command": recompute_command(shown["tournament"])}}
     assert recompute(clone, "winter", page) == published  # an uninterrupted run's
+
+
+def reference_controls(folder: Path, count: int) -> dict[str, Path]:
+    """The first `count` reference programs as a contest's controls: their
+    names (two programs of the same name told apart), and their files."""
+    controls: dict[str, Path] = {}
+    for name, code in reference(count):
+        name = next(f"{name}{s}" for s in ("", "_2", "_3", "_4") if f"{name}{s}" not in controls)
+        controls[name] = folder / f"{name}.bfjoust"
+        controls[name].write_bytes(code)
+    return controls
+
+
+def contest_state(database: Path, contest: str) -> str | None:
+    """The state of `contest` in the database (None: there is no such contest)."""
+    with contextlib.closing(sqlite3.connect(database, timeout=30)) as db:
+        row = db.execute("SELECT state FROM contests WHERE name = ?", (contest,)).fetchone()
+        return None if row is None else row[0]
+
+
+def noted(database: Path, contest: str, what: News) -> bool:
+    """Whether the channels have heard `what` of `contest`, as the bot noted it."""
+    with contextlib.closing(sqlite3.connect(database, timeout=30)) as db:
+        row = db.execute("SELECT told FROM contests WHERE name = ?", (contest,)).fetchone()
+        return row is not None and what.value in json.loads(row[0] or "[]")
 
 
 def entries(bot: BotProcess) -> list[tuple[str, str, int]]:

@@ -11,15 +11,26 @@ printed.
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import time
 from collections.abc import Iterator
 
 import pytest
-from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot
+from support.botharness import (
+    CHANNEL,
+    NEWS,
+    RUSH,
+    TRAIL,
+    bot_settings,
+    run,
+    running_bot,
+    wait_until,
+)
 from support.ircclient import IrcTestClient
 from support.ircservers import Inspircd, start_inspircd
 
+from bot.backlog import MAX_PER_HOST
 from hill.writers.hill import Hill
 
 FLOOD = 1000  # lines in one write
@@ -36,11 +47,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspircd]:
     server.stop()
 
 
-async def _probe(prober: IrcTestClient, bot: str, targets: list[str]) -> list[float]:
+async def _probe(
+    prober: IrcTestClient, bot: str, targets: list[str], probes: int = PROBES
+) -> list[float]:
     """Seconds from each `!bfjoust-rank` to its answer, asked in turn in
     each of `targets` (a channel, or the bot in private)."""
     latencies = []
-    for i in range(PROBES):
+    for i in range(probes):
         started = time.monotonic()
         prober.say(targets[i % len(targets)], "!bfjoust-rank ann.rush")
         await prober.reply(bot, "ann.rush: rank", timeout=60)
@@ -106,3 +119,181 @@ def test_a_flood_delays_no_one_else(server: Inspircd, tmp_path) -> None:
             assert max(submissions + cheap) < BOUND
 
     run(scenario(), timeout=180)
+
+
+IDENTS = 7  # one host's connections, each with an ident of its own
+WINDOW = 10  # seconds: the rate window, short for the test (60 by default)
+TRIES = 8  # the player's submissions, one every PLAYER_EVERY seconds
+PLAYER_EVERY = 3.5
+
+
+def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_path) -> None:
+    """On a network without accounts one host opens 7 connections, each with
+    its own ident (a user@host of its own, so a per-user limit of its own),
+    and each asks twice as often as it may (3 a window): 21 a window would
+    be taken, more than the hill's 20.  The host gets its share, and a
+    player on another host is never refused and answered promptly."""
+    settings = bot_settings(
+        tmp_path, server.port, messages_per_second=1.0, burst=4, rate_window_seconds=WINDOW
+    )
+    hill = Hill(settings.hill)
+    for owner, code in (("ann", RUSH), ("ben", TRAIL)):
+        hill.challenge(owner, "rush", code.encode())
+
+    async def attack(nick: str, client: IrcTestClient, offset: float, until: float) -> int:
+        await asyncio.sleep(offset)
+        sent = 0
+        while time.monotonic() < until:
+            client.say(nick, f"!bfjoust-test w{sent} {RUSH}")
+            sent += 1
+            await asyncio.sleep(WINDOW / 6)
+        return sent
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as hillbot:
+            nick = hillbot.client.nick
+            port = server.player_port
+            attackers = [
+                await IrcTestClient(f"idents{i}").connect(port, user=f"u{i}", host="127.0.0.2")
+                for i in range(IDENTS)
+            ]
+            player = await IrcTestClient("player").connect(port, host="127.0.0.3")
+            until = time.monotonic() + WINDOW + TRIES * PLAYER_EVERY  # the player's tries too
+            attacks = [
+                asyncio.create_task(attack(nick, a, i * WINDOW / 6 / IDENTS, until))
+                for i, a in enumerate(attackers)
+            ]
+            await asyncio.sleep(WINDOW)  # the attack in full swing
+            refused, latencies = 0, []
+            for i in range(TRIES):
+                started = time.monotonic()
+                player.say(nick, f"!bfjoust-test mine{i} {RUSH}")
+                try:
+                    answer = await player.reply(nick, timeout=2 * BOUND)
+                except TimeoutError:  # refused without a word: told so before
+                    answer = ""
+                latencies.append(time.monotonic() - started)
+                refused += "test only" not in answer
+                await asyncio.sleep(max(0.0, started + PLAYER_EVERY - time.monotonic()))
+            sent = sum(await asyncio.gather(*attacks))
+            taken = sum("test only" in m.text for a in attackers for m in a.lines if m.nick == nick)
+            print(
+                f"{IDENTS} idents of one host sent {sent} submissions, {taken} taken; "
+                f"the player on another host: refused {refused} of {TRIES}; "
+                + _figures("answers", latencies)
+            )
+            assert refused == 0
+            assert max(latencies) < BOUND
+            assert hillbot.client.connections == 1
+
+    run(scenario(), timeout=180)
+
+
+BURST = 200  # clients, each asking once
+
+
+@pytest.mark.parametrize("same_host", [False, True], ids=["other-host", "same-host"])
+def test_a_burst_of_new_clients_delays_no_one(server: Inspircd, tmp_path, same_host) -> None:
+    """200 clients of one host connect and each asks `!bfjoust-help` once
+    (three lines of answer each: 600 lines, ten minutes at a line a second);
+    a player who is waiting already, on another host or on the same one, is
+    answered within seconds all the same: hosts take turns, short answers go
+    first every other turn, and one host's lines are capped.  (Before: the
+    200 never served went first, and the player's second `-rank` had no
+    answer within 60 s.)"""
+    settings = bot_settings(tmp_path, server.port, messages_per_second=1.0, burst=4)
+    hill = Hill(settings.hill)
+    hill.challenge("ann", "rush", RUSH.encode())
+    burst_host = "127.0.0.2"
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as hillbot:
+            nick = hillbot.client.nick
+            port = server.player_port
+            prober = await IrcTestClient("prober").connect(
+                port, host=burst_host if same_host else "127.0.0.3"
+            )
+            await prober.join(CHANNEL)
+            crowd: list[IrcTestClient] = []
+            for start in range(0, BURST, 50):
+                crowd += await asyncio.gather(
+                    *(
+                        IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=burst_host)
+                        for i in range(start, start + 50)
+                    )
+                )
+            for client in crowd:
+                client.say(nick, "!bfjoust-help")
+            latencies = await _probe(prober, nick, [CHANNEL, nick], probes=8)
+            where = "the same host" if same_host else "another host"
+            helped = sum(1 for c in crowd for m in c.lines if m.nick == nick)
+            print(
+                _figures(f"{BURST} new clients ask for help; a player on {where}", latencies)
+                + f"; the crowd got {helped} lines meanwhile, {len(hillbot.client.outbox)} wait"
+            )
+            assert max(latencies) < BOUND
+            assert helped > 0 and len(hillbot.client.outbox) <= MAX_PER_HOST  # served, and capped
+            assert hillbot.client.connections == 1
+
+    run(scenario(), timeout=180)
+
+
+BACKLOG = 600  # lines waiting when the drain starts
+# seconds the drain is watched (about 40 of the lines at 1 a second); with
+# BFJOUST_DRAIN_ALL=1 in the environment, the whole backlog (about 11 minutes)
+WATCH = 45.0
+
+
+def test_a_backlog_drains_without_excess_flood(server: Inspircd, tmp_path) -> None:
+    """The strict class (no fake lag: a penalty of 8 and the bot is cut off
+    for "Excess Flood"; 1 forgiven a second) with the bot at its default
+    pace and a backlog of 600 lines, through what the server charges more
+    than a line: its nick held by someone else (it asks whether the nick is
+    free, and a NICK costs 4), its registration again and two JOINs (2
+    each) after a lost connection, and taking its nick back once it is free.
+    Not one disconnect but the one forced, no line lost."""
+    settings = bot_settings(
+        tmp_path,
+        server.port,
+        nick="drainer",
+        summary_channel=NEWS,
+        messages_per_second=1.0,
+        burst=4,
+    )
+    drain_all = os.environ.get("BFJOUST_DRAIN_ALL") == "1"
+
+    async def scenario() -> None:
+        squatter = await IrcTestClient("drainer").connect(server.player_port)
+        async with running_bot(settings) as hillbot:
+            client = hillbot.client
+            assert client.nick != "drainer"  # held: the bot asks (ISON) every 15 s
+            watcher = await IrcTestClient("watcher").connect(server.player_port)
+            await watcher.join(CHANNEL)
+            started = time.monotonic()
+            for i in range(BACKLOG):
+                client.say(CHANNEL, f"line {i} " + "x" * 200, recipient=f"player{i % 40}")
+            await asyncio.sleep(WATCH / 3)
+            client.connection.disconnect("lost")  # the queue waits for the next connection
+            await wait_until(lambda: client.ready and client.connections == 2, timeout=30)
+            await asyncio.sleep(WATCH / 3)
+            await squatter.close()  # the nick is free: the bot takes it back
+            await wait_until(lambda: client.nick == "drainer", timeout=WATCH)
+            if drain_all:
+                await wait_until(lambda: not len(client.outbox), timeout=2 * BACKLOG)
+            else:
+                await asyncio.sleep(max(0.0, started + WATCH - time.monotonic()))
+            took = time.monotonic() - started
+            sent = BACKLOG - len(client.outbox)
+            await wait_until(
+                lambda: sum(m.text.startswith("line ") for m in watcher.lines) == sent, 30
+            )
+            log = (server.directory / "inspircd.log").read_text()
+            floods = sum("Excess Flood" in ln and "drainer" in ln for ln in log.splitlines())
+            print(
+                f"strict class, the default pace: {sent} of {BACKLOG} lines in {took:.0f} s "
+                f"({sent / took:.2f} a second), {client.connections - 2} disconnects "
+                f"but the one forced, {floods} for Excess Flood"
+            )
+            assert floods == 0 and client.connections == 2
+
+    run(scenario(), timeout=4 * BACKLOG if drain_all else 180)

@@ -37,6 +37,16 @@ def test_limits_follow_the_account_else_the_connection() -> None:
     assert Sender("ann", None, True, "").key == "nick ann"
 
 
+def test_shares_follow_the_account_else_the_host() -> None:
+    assert Sender("m1", None, False, "~m1@10.0.0.1").group == "host 10.0.0.1"
+    assert Sender("m2", None, False, "~other@10.0.0.1").group == "host 10.0.0.1"  # any ident
+    assert Sender("ann", "Ann", True, "~a@10.0.0.1").group == "account ann"
+    assert Sender("v6", None, False, "x@2001:DB8::5").group == "host 2001:db8::/64"
+    assert Sender("v6b", None, False, "y@2001:db8::ffff:1").group == "host 2001:db8::/64"
+    assert Sender("v4", None, False, "x@::ffff:10.0.0.1").group == "host 10.0.0.1"
+    assert Sender("c", None, False, "x@User/Carol").group == "host user/carol"  # a cloak
+
+
 def test_admins_and_same_fold_case() -> None:
     assert Sender("Carol", None, False).is_admin(["carol"])
     assert Sender("[op]", None, False).is_admin(["{OP}"])

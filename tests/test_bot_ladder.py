@@ -84,11 +84,13 @@ def test_a_submission_goes_first_while_the_ladder_plays(ngircd: Ngircd, tmp_path
     """The ladder plays batch after batch while nothing waits; a submission
     arriving meanwhile is answered promptly, no batch starts while it is
     open, and the newcomer joins the ladder right after."""
-    settings = bot_settings(
-        tmp_path, ngircd.port, ladder=LadderSettings(enabled=True, jousts_per_hour=10_000_000)
-    )
+    # 100 jousts a second: unpaced, the engine plays this archive's whole
+    # ladder in under a second, before the player has even joined
+    ladder = LadderSettings(enabled=True, jousts_per_hour=360_000)
+    settings = bot_settings(tmp_path, ngircd.port, ladder=ladder)
     hill = archive_hill(tmp_path, count=40, size=10)
-    newcomer_name, newcomer = reference(1, start=50)[0]
+    # one that fits an IRC line (a longer one would be cut at its first line)
+    newcomer_name, newcomer = reference(1, start=52)[0]
 
     async def scenario() -> None:
         async with running_bot(settings, hill) as bot:
@@ -98,7 +100,7 @@ def test_a_submission_goes_first_while_the_ladder_plays(ngircd: Ngircd, tmp_path
             alice = await player("alice", ngircd.port)
             await wait_until(lambda: bot.ladder.played >= 3 * BATCH, timeout=60)
             asked = time.monotonic()
-            alice.say(CHANNEL, f"!bfjoust {newcomer_name} {newcomer.decode()}")
+            alice.say(CHANNEL, f"!bfjoust {newcomer_name} {' '.join(newcomer.decode().split())}")
             text = await alice.reply(nick, timeout=60)
             answered = time.monotonic() - asked
             assert text.startswith(f"New program alice.{newcomer_name}: ")

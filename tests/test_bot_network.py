@@ -160,6 +160,8 @@ def test_hostile_input_does_not_break_the_bot(ngircd: Ngircd, tmp_path) -> None:
             evil.writer.write(b"PRIVMSG " + nick.encode() + b" :\xff\xfe!bfjoust-help \xc3\r\n")
             evil.say(nick, "\x01VERSION\x01")
             evil.say(nick, "!bfjoust-test y (+)*100000000000000000000000")
+            # the mangled line holds no command: told how to use the bot
+            assert (await evil.reply(nick)).startswith("BF Joust hill. Commands:")
             assert "evil.y: points" in await evil.reply(nick)  # counts never expand
             evil.say(nick, "!BFJOUST-REPORT")
             assert (await evil.reply(nick)).startswith("The hill is empty.")

@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import time
+import unicodedata
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from structlog.testing import capture_logs
 
-from bot.outbox import Kind, Outbox
+import bot.backlog as backlog_module
+from bot.backlog import Backlog, Kind
+from bot.outbox import RESERVE, Outbox
+from bot.penalty import PenaltyMeter
 from bot.text import plain
-from bot.throttle import CommandGate, TokenBucket
+from bot.throttle import CommandGate
 
 
-def _outbox(**limits: float) -> Outbox:
-    return Outbox(TokenBucket(1000.0, 100), **limits)  # type: ignore[arg-type]
+def _outbox(**limits: Any) -> Outbox:
+    return Outbox(PenaltyMeter(1000.0, 100), backlog=Backlog(**limits))
 
 
 def _drain(outbox: Outbox) -> list[str]:
@@ -28,10 +34,10 @@ def _drain(outbox: Outbox) -> list[str]:
 def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
     outbox = _outbox()
     for i in range(3):
-        outbox.add(Kind.REFUSAL, "flooder", [f"flooder refusal {i}"])
+        outbox.backlog.add(Kind.REFUSAL, "flooder", [f"flooder refusal {i}"])
     for i in range(3):
-        outbox.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
-    outbox.add(Kind.ANSWER, "prober", ["prober answer"])
+        outbox.backlog.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
+    outbox.backlog.add(Kind.ANSWER, "prober", ["prober answer"])
     assert _drain(outbox) == [
         "flooder answer 0",
         "prober answer",  # after one line of the flooder's, not after all
@@ -46,56 +52,177 @@ def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
 
 def test_queries_go_first_in_the_turn_of_whom_they_are_about() -> None:
     outbox = _outbox()
-    outbox.add(Kind.ANSWER, "prober", ["p0", "p1"])
-    outbox.add(Kind.ANSWER, "flooder", ["f0"])
+    outbox.backlog.add(Kind.ANSWER, "prober", ["p0", "p1"])
+    outbox.backlog.add(Kind.ANSWER, "flooder", ["f0"])
     outbox.query("flooder", "WHOIS flooder")
     outbox.query("flooder", "WHOIS flooder_")  # the flooder's share pays for both
-    assert _drain(outbox) == ["p0", "WHOIS flooder_", "p1", "WHOIS flooder", "f0"]
+    # the flooder's turn begins with the queries (p1 first: the shorter queue)
+    assert _drain(outbox) == ["p0", "p1", "WHOIS flooder_", "WHOIS flooder", "f0"]
 
 
-def test_a_newcomer_goes_before_whoever_was_served_last() -> None:
+def test_a_short_answer_does_not_wait_behind_a_long_one() -> None:
     outbox = _outbox()
-    outbox.add(Kind.ANSWER, "flooder", ["f0", "f1", "f2"])
+    outbox.backlog.add(Kind.ANSWER, "flooder", ["f0", "f1", "f2"])
     assert outbox.take() is not None  # f0 sent
-    outbox.add(Kind.ANSWER, "prober", ["p0"])
+    outbox.backlog.add(Kind.ANSWER, "prober", ["p0"])
     assert _drain(outbox) == ["p0", "f1", "f2"]
+
+
+def test_hosts_take_turns_and_short_answers_go_first_within_a_host() -> None:
+    for prober_host in ("10.0.0.3", "10.0.0.2"):  # on another host, on the crowd's
+        outbox = _outbox()
+        for i in range(10):  # a crowd on one host, three lines each
+            outbox.backlog.locate(f"crowd{i}", "10.0.0.2")
+            outbox.backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i}.0", f"c{i}.1", f"c{i}.2"])
+        assert outbox.take() is not None
+        outbox.backlog.locate("prober", prober_host)
+        outbox.backlog.add(Kind.ANSWER, "prober", ["p"])  # waiting behind 29 lines of the crowd
+        assert [outbox.take()[0] for _ in range(2)].count("p") == 1  # type: ignore[index]
+
+
+def test_nobody_waits_for_ever_behind_short_answers() -> None:
+    outbox = _outbox()
+    outbox.backlog.locate("helped", "10.0.0.2")
+    outbox.backlog.add(Kind.ANSWER, "helped", ["h0", "h1", "h2"])
+    sent = []
+    for i in range(6):  # a one-line answer for someone else before every line
+        outbox.backlog.locate("asker", "10.0.0.3")
+        outbox.backlog.add(Kind.ANSWER, "asker", [f"a{i}"])
+        sent.append(outbox.take()[0])  # type: ignore[index]
+    assert [line for line in sent if line.startswith("h")] == ["h0", "h1", "h2"]
+
+
+def test_one_host_is_capped_and_its_longest_queue_gives_way() -> None:
+    outbox = _outbox(per_host=6)
+    backlog = outbox.backlog
+    for nick in ("crowd0", "crowd1", "crowd2", "prober"):
+        backlog.locate(nick, "10.0.0.2")
+    assert backlog.add(Kind.ANSWER, "crowd0", ["a", "b", "c"])  # can be asked again
+    assert backlog.add(Kind.ANSWER, "crowd1", ["d", "e", "f"], on_sent=lambda: None)  # stored
+    assert backlog.add(Kind.ANSWER, "crowd2", ["g", "h", "i"])  # crowd0's answer gives way
+    assert backlog.add(Kind.ANSWER, "prober", ["p"])  # crowd2's answer gives way
+    assert not backlog.add(Kind.ANSWER, "crowd0", ["j", "k", "l"])  # none as long as it
+    assert backlog.add(Kind.ANSWER, "crowd2", ["s"], on_sent=lambda: None)  # stored: past the cap
+    backlog.locate("elsewhere", "10.0.0.3")
+    assert backlog.add(Kind.ANSWER, "elsewhere", ["x", "y", "z"])  # other hosts are not held up
+    assert sorted(_drain(outbox)) == ["d", "e", "f", "p", "s", "x", "y", "z"]
+
+
+def _short_answer_wait(reserve: float, lines_before: int) -> tuple[float, int]:
+    """A crowd's backlog of 60 lines on one host goes out as InspIRCd's
+    count allows (1 a second, burst 4, on a simulated clock); a player on
+    another host asks after `lines_before` of them: the seconds their
+    one-line answer waits, and the crowd's lines sent meanwhile."""
+    clock = [0.0]
+    meter = PenaltyMeter(1.0, 4, clock=lambda: clock[0])
+    outbox = Outbox(meter, reserve=reserve)
+    for i in range(20):
+        outbox.backlog.locate(f"crowd{i}", "10.0.0.2")
+        outbox.backlog.add(Kind.ANSWER, f"crowd{i}", ["x", "y", "z"])
+    outbox.backlog.locate("prober", "10.0.0.3")
+    sent, asked = 0, None
+    while True:
+        if sent == lines_before and asked is None:
+            outbox.backlog.add(Kind.ANSWER, "prober", ["rank"])
+            asked = clock[0]
+        choice = outbox.choose()
+        assert choice is not None
+        if meter.free(choice.need):
+            line, _ = outbox.pop(choice)
+            meter.charge(line)
+            if line == "rank":
+                return clock[0] - asked, sent - lines_before  # type: ignore[operator]
+            sent += 1
+        else:
+            clock[0] += 0.05
+
+
+def test_a_backlog_leaves_room_for_a_short_answer_just_asked() -> None:
+    waits = [_short_answer_wait(RESERVE, before) for before in range(30)]
+    without = [_short_answer_wait(0, before) for before in range(30)]
+    assert all(crowd <= 1 for _, crowd in waits)  # its turn comes after one crowd line at most
+    worst = [max(seconds for seconds, _ in w) for w in (waits, without)]
+    mean = [sum(seconds for seconds, _ in w) / len(w) for w in (waits, without)]
+    assert worst[0] < worst[1] and mean[0] < mean[1]
+    print(
+        f"a one-line answer behind a backlog waits {mean[0]:.2f} s on average, "
+        f"{worst[0]:.2f} s at worst ({mean[1]:.2f} and {worst[1]:.2f} s without the reserve)"
+    )
+
+
+def _lines_in(seconds: float, reserve: float) -> int:
+    """Lines of a 600-line backlog sent in `seconds` (simulated) at 1 a second, burst 4."""
+    clock = [0.0]
+    meter = PenaltyMeter(1.0, 4, clock=lambda: clock[0])
+    outbox = Outbox(meter, reserve=reserve)
+    for i in range(600):
+        outbox.backlog.add(Kind.ANSWER, f"player{i % 40}", [f"line {i}"])
+    sent = 0
+    while clock[0] < seconds:
+        choice = outbox.choose()
+        assert choice is not None
+        if meter.free(choice.need):
+            meter.charge(outbox.pop(choice)[0])
+            sent += 1
+        else:
+            clock[0] += 0.01
+    return sent
+
+
+def test_the_reserve_costs_a_backlog_almost_nothing() -> None:
+    kept, none, whole = (_lines_in(50, reserve) for reserve in (RESERVE, 0, 1))
+    print(f"a backlog in 50 s: {kept} lines ({none} with no reserve, {whole} with a whole line)")
+    assert kept >= none - 2 and whole < kept
+
+
+def test_drops_are_logged_once_an_interval_with_their_count(monkeypatch) -> None:
+    monkeypatch.setattr(backlog_module, "DROPS_LOGGED_EVERY", 0.05)
+    outbox = _outbox(per_recipient=1)
+    with capture_logs() as logs:
+        for i in range(100):
+            outbox.backlog.add(Kind.REFUSAL, "flooder", [f"r{i}"])  # 99 find no room
+        time.sleep(0.06)
+        assert outbox.take() is not None  # the next line sent logs what is counted
+        assert outbox.take() is None
+    drops = [entry for entry in logs if entry["event"] == "outbox full, messages dropped"]
+    assert [entry["REFUSAL"] for entry in drops] == [1, 98]
 
 
 def test_lines_of_long_messages_interleave() -> None:
     outbox = _outbox()
-    outbox.add(Kind.ANSWER, "ann", ["a0", "a1", "a2"])
-    outbox.add(Kind.ANSWER, "ben", ["b0", "b1"])
+    outbox.backlog.add(Kind.ANSWER, "ann", ["a0", "a1", "a2"])
+    outbox.backlog.add(Kind.ANSWER, "ben", ["b0", "b1"])
     assert _drain(outbox) == ["a0", "b0", "a1", "b1", "a2"]
 
 
 def test_bounds_per_recipient_and_in_all_refusals_give_way() -> None:
     outbox = _outbox(per_recipient=3, total=5)
-    assert all(outbox.add(Kind.REFUSAL, "flooder", [f"r{i}"]) for i in range(3))
-    assert not outbox.add(Kind.REFUSAL, "flooder", ["r3"])  # full for this recipient
-    assert outbox.add(Kind.ANSWER, "flooder", ["answer"])  # a refusal makes room
-    assert outbox.add(Kind.ANSWER, "ann", ["a0", "a1"])
-    assert not outbox.add(Kind.REFUSAL, "ben", ["b"])  # full in all
-    assert outbox.add(Kind.ANSWER, "ben", ["b"])  # the oldest refusal makes room
+    assert all(outbox.backlog.add(Kind.REFUSAL, "flooder", [f"r{i}"]) for i in range(3))
+    assert not outbox.backlog.add(Kind.REFUSAL, "flooder", ["r3"])  # full for this recipient
+    assert outbox.backlog.add(Kind.ANSWER, "flooder", ["answer"])  # a refusal makes room
+    assert outbox.backlog.add(Kind.ANSWER, "ann", ["a0", "a1"])
+    assert not outbox.backlog.add(Kind.REFUSAL, "ben", ["b"])  # full in all
+    assert outbox.backlog.add(Kind.ANSWER, "ben", ["b"])  # the oldest refusal makes room
     assert len(outbox) == 5
     assert sorted(_drain(outbox)) == ["a0", "a1", "answer", "b", "r2"]
-    assert not outbox.add(Kind.ANSWER, "cy", ["c"] * 4)  # never fits
+    assert not outbox.backlog.add(Kind.ANSWER, "cy", ["c"] * 4)  # never fits
 
 
 def test_stale_refusals_are_dropped_answers_wait() -> None:
     outbox = _outbox(refusal_ttl=0.05)
-    outbox.add(Kind.REFUSAL, "ann", ["try again in 26 s"])
-    outbox.add(Kind.ANSWER, "ann", ["an answer"])
+    outbox.backlog.add(Kind.REFUSAL, "ann", ["try again in 26 s"])
+    outbox.backlog.add(Kind.ANSWER, "ann", ["an answer"])
     time.sleep(0.1)
-    outbox.add(Kind.REFUSAL, "ben", ["fresh"])
+    outbox.backlog.add(Kind.REFUSAL, "ben", ["fresh"])
     assert _drain(outbox) == ["an answer", "fresh"]
 
 
 def test_queries_are_forgotten_with_the_connection() -> None:
     outbox = _outbox()
     outbox.query("ann", "WHOIS ann")
-    outbox.add(Kind.ANSWER, "ann", ["kept"])
+    outbox.backlog.add(Kind.ANSWER, "ann", ["kept"])
     outbox.query("ben", "WHOIS ben")
-    outbox.forget_queries()
+    outbox.backlog.forget_queries()
     assert len(outbox) == 1 and _drain(outbox) == ["kept"]
 
 
@@ -131,17 +258,6 @@ def test_text_is_plain_split_and_on_sent_follows_its_last_line() -> None:
     assert [written[n - 1] for n in sent["short"]] == ["NOTICE ann :short"]
 
 
-def test_the_token_bucket_charges_what_cannot_wait() -> None:
-    async def scenario() -> float:
-        bucket = TokenBucket(rate=20.0, burst=2)
-        bucket.spend(4)  # two JOINs, say: 2 tokens of debt
-        started = time.monotonic()
-        await bucket.take()
-        return time.monotonic() - started
-
-    assert 0.1 <= asyncio.run(scenario()) < 0.4  # three tokens to earn back at 20 a second
-
-
 def test_the_command_gate_admits_a_burst_then_a_rate_per_user() -> None:
     gate = CommandGate(rate=20.0, burst=3)
     assert [gate.admit("flooder") for _ in range(5)] == [True, True, True, False, False]
@@ -164,10 +280,15 @@ FORMATTING = [
     ("abc\u202edcba\u202c", "abcdcba"),
     ("\u2066iso\u2069 \u200emark\u200f \u061carabic", "iso mark arabic"),
     ("caf\u00e9 \u05e9\u05dc\u05d5\u05dd 1\u06f2", None),  # letters and digits of any script stay
+    # invisible: zero-width space, joiners, word joiner, BOM, soft hyphen, a tag character
+    ("zero\u200bwidth \u200cjoin\u200d \u2060word\ufeff", "zerowidth join word"),
+    ("soft\u00adhyphen \U000e0041tag\U000e007f", "softhyphen tag"),
+    ("\u3164\u115f \u034f", " "),  # fillers that show nothing, though not format characters
+    ("\x03\u200b04red", "04red"),  # no colour comes back once the invisible is gone
 ]
 
 
-def test_plain_removes_formatting_and_bidi_controls() -> None:
+def test_plain_removes_formatting_and_invisible_characters() -> None:
     for text, expected in FORMATTING:
         if expected is None:
             expected = "".join(c for c in text if c.isprintable())
@@ -180,4 +301,5 @@ def test_plain_leaves_no_control_it_strips(text: str) -> None:
     assert not set(stripped) & set("\x01\x02\x0f\x11\x16\x1d\x1e\x1f\x03\x04")
     assert not set(stripped) & {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
     assert not set(stripped) & {"\u200e", "\u200f", "\u061c"}
+    assert not [ch for ch in stripped if unicodedata.category(ch) == "Cf"]
     assert plain(stripped) == stripped

@@ -145,6 +145,10 @@ def test_withdraw_and_remove(tmp_path: Path) -> None:
         ("al ice", "ok", RUSH, "bad owner"),
         ("alice", "ok", b"+\n  (]", "parse error at line 2, column 3: unmatched"),
         ("alice", "ok", b"+" * 2000, "program too large: 2000 bytes"),
+        # no instruction at all: comments, repeats of comments, a repeat done 0 times
+        ("alice", "rank", b"allegro", "the program has no instruction"),
+        ("alice", "ok", b"(words)*5 and (more{words}here)%3", "the program has no instruction"),
+        ("alice", "ok", b"(+)*0", "the program has no instruction"),
     ],
 )
 def test_refused_submissions(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from support.reference import warrior_path
 
+from hill.rules.programs import NO_INSTRUCTION
 from hill.rules.statistics import STATS_FIELDS
 
 
@@ -73,6 +74,10 @@ def test_errors_are_one_clear_line(tmp_path: Path) -> None:
     assert (
         result.stderr.strip() == "parse error at line 1, column 2: unmatched '[': no ']' closes it"
     )
+    words = tmp_path / "words.bf"
+    words.write_text("just a comment")
+    empty = hill(data, "submit", words, "--owner", "alice")
+    assert empty.returncode == 1 and empty.stderr.strip() == NO_INSTRUCTION
     missing = hill(data, "breakdown", "nobody.nothing")
     assert missing.returncode == 1 and "there is no nobody.nothing" in missing.stderr
     config = tmp_path / "config.toml"

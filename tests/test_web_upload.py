@@ -237,6 +237,8 @@ def test_bad_uploads_use_up_nothing(
             errors.append(result(browser))
             return errors
 
+        status, body = await post(link, code="my warrior, version two")  # prose only
+        assert status == 400 and "the program has no instruction" in body
         big, malformed, empty, good = await asyncio.to_thread(attempts)
         assert big == f"program too large: the limit is {MAX_BYTES} bytes"
         assert malformed.startswith("parse error at line 1, column 6: unmatched '['")

@@ -19,7 +19,7 @@ import re
 import structlog
 
 from bot.client import Incoming
-from bot.commands.base import COMMANDS, Command, Context
+from bot.commands.base import COMMANDS, Command, Context, did_you_mean
 from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_trouble
 
 # isort: off
@@ -47,7 +47,9 @@ class Commands(Context):
         command = self.table.get(word.lower())
         if command is None:
             if word.lower().startswith(self.irc.command.lower() + "-"):
-                self.reply(message, self._unknown(word), refusal=True)
+                self.reply(message, self._unknown(word, args.strip()), refusal=True)
+            elif not message.channel:  # talking to the bot in private: how to use it
+                self.reply(message, help.usage_line(self), refusal=True)
             return
         task = asyncio.create_task(self._run(command, message, args.strip()))
         self.tasks.add(task)
@@ -94,6 +96,9 @@ class Commands(Context):
                 self.runner.trouble.struck(trouble)
                 refuse(f"{trouble}; try again in a few minutes")
 
-    def _unknown(self, word: str) -> str:
+    def _unknown(self, word: str, args: str) -> str:
         shown = re.sub(r"[^A-Za-z0-9_-]", "", word[len(self.irc.command) :])[:30]
-        return f"unknown command {self.irc.command}{shown}; {self.irc.command}-help lists them"
+        hint = did_you_mean(self.irc.command, shown[1:], args)
+        return f"unknown command {self.irc.command}{shown}; {hint + ' ' if hint else ''}" + (
+            f"{self.irc.command}-help lists them"
+        )

@@ -9,6 +9,7 @@ written, as sopel declares its commands.  It gets the bot's `Context`.
 from __future__ import annotations
 
 import asyncio
+import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -78,6 +79,21 @@ def command(
     return register
 
 
+ECHOED = 60  # the longest arguments a hint repeats
+
+
+def did_you_mean(prefix: str, word: str, args: str = "") -> str:
+    """A hint for `word` mistyped or misplaced (`!bfjoust-rnak x`, `!bfjoust
+    rank x`): "did you mean !bfjoust-rank x?" for the closest command's
+    name, "" when none is close."""
+    names = {c.suffix.lstrip("-").lower(): c.suffix for c in COMMANDS if c.suffix}
+    close = difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.7)
+    if not close:
+        return ""
+    shown = f" {args}" if args and len(args) <= ECHOED else ""
+    return f"did you mean {prefix}{names[close[0]]}{shown}?"
+
+
 class Context:
     """What the commands read and share: the settings, the hill (read in
     threads), the runner that plays hill changes, the rate limit, the links."""
@@ -115,8 +131,9 @@ class Context:
 
     def count(self, sender: Sender, owner: str) -> None:
         """Count a submission against `sender`'s limit (their account, or
-        their connection); raises when over it, quietly after the first time."""
-        refusal = self.limiter.check(sender.key)
+        their connection) and their group's share (their account, or their
+        host); raises when over it, quietly after the first time."""
+        refusal = self.limiter.check(sender.key, sender.group)
         if refusal:
             raise Quiet if refusal.told else HillError(refusal.reason)
         self.limit_keys[owner] = sender.key

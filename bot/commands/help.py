@@ -17,10 +17,16 @@ PROSE_WARNING = (
 
 @command("-help")
 async def help(bot: Context, message: Incoming, args: str) -> None:
+    bot.reply(message, usage_line(bot))
+    bot.reply(message, PROSE_WARNING)
+    bot.reply(message, top_line(await bot.standings(), bot.settings.web.url))
+
+
+def usage_line(bot: Context) -> str:
+    """The players' commands with their usage (also the answer to a private
+    message that holds no command)."""
     prefix = bot.irc.command
     usages = ", ".join(
         f"{(prefix + c.suffix).lower()} {c.usage}".rstrip() for c in COMMANDS if not c.admin
     )
-    bot.reply(message, f"BF Joust hill. Commands: {usages}")
-    bot.reply(message, PROSE_WARNING)
-    bot.reply(message, top_line(await bot.standings(), bot.settings.web.url))
+    return f"BF Joust hill. Commands: {usages}"

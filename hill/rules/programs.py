@@ -1,18 +1,37 @@
 """What the hill takes as a program: at most `max_bytes` of code that
-parses.  The writer checks it before a change; the web's upload form checks
-it before it records a request, so a bad upload uses nothing up."""
+parses and runs at least one instruction.  The writer checks it before a
+change; the web's upload form and the bot check it before they record a
+request, so a bad program uses nothing up."""
 
 from __future__ import annotations
 
 from hill import engine
-from hill.errors import HillError
+from hill.errors import HillError, NoInstruction
+
+NO_INSTRUCTION = (
+    "the program has no instruction: only + - < > . [ ] run "
+    "(with ( ) { } * % to repeat them), everything else is a comment"
+)
 
 
 def check_program(code: bytes, max_bytes: int) -> engine.Program:
-    """The compiled program; HillError if it is too large or malformed."""
+    """The compiled program; HillError if it is too large or malformed,
+    NoInstruction if it would never run an instruction."""
     if len(code) > max_bytes:
         raise HillError(f"program too large: {len(code)} bytes, the limit is {max_bytes}")
     try:
-        return engine.compile_program(code)
+        program = engine.compile_program(code)
     except engine.ParseError as error:
         raise HillError(f"parse error at {error}") from None
+    if not runs_an_instruction(program):
+        raise NoInstruction(NO_INSTRUCTION)
+    return program
+
+
+def runs_an_instruction(program: engine.Program) -> bool:
+    """Whether `program` runs any instruction at all.  Repeats take no
+    cycle, so a program that has an instruction runs it in its first cycle:
+    the engine's trace of that one cycle says, exactly as a battle would
+    (`(+)*0` and `(abc)*5` run nothing, `(a{+}c)%0` runs its `+`)."""
+    first = engine.trace(program, program, engine.MIN_TAPE, max_cycles=1)
+    return bool(first.left_source[0] >= 0)

@@ -60,15 +60,26 @@ class IrcTestClient:
         self.closed = asyncio.Event()
 
     async def connect(
-        self, port: int, *, caps: tuple[str, ...] = (), sasl: tuple[str, str] | None = None
+        self,
+        port: int,
+        *,
+        caps: tuple[str, ...] = (),
+        sasl: tuple[str, str] | None = None,
+        user: str = "",
+        host: str = "127.0.0.1",
     ) -> IrcTestClient:
-        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
+        """Connect and register; `user` is the ident (default: the nick) and
+        `host` the loopback address the connection comes from (any of
+        127.0.0.0/8: the server sees a host of its own)."""
+        self.reader, self.writer = await asyncio.open_connection(
+            "127.0.0.1", port, local_addr=(host, 0)
+        )
         self._task = asyncio.create_task(self._read())
         IrcTestClient.connected.append(self)
         if caps or sasl:
             self.send("CAP LS 302")
         self.send(f"NICK {self.nick}")
-        self.send(f"USER {self.nick} 0 * :test client")
+        self.send(f"USER {user or self.nick} 0 * :test client")
         if caps or sasl:
             wanted = [*caps, "sasl"] if sasl else list(caps)
             await self.expect(lambda m: m.command == "CAP" and "LS" in m.params)

@@ -33,7 +33,7 @@ INSPIRCD_CONF = """\
 <bind address="127.0.0.1" port="{link_port}" type="servers">
 {tls}
 <connect name="bot" allow="*" port="{port}{tls_port}" timeout="60" pingfreq="120"
-         threshold="{threshold}" commandrate="1000" fakelag="no"
+         threshold="{threshold}" commandrate="{commandrate}" fakelag="no"
          hardsendq="1048576" softsendq="65536" recvq="8192" localmax="1000" globalmax="1000"
          maxchans="50" resolvehostnames="no" useident="no">
 <connect name="players" allow="*" port="{player_port}" timeout="60" pingfreq="120"
@@ -130,12 +130,15 @@ def start_inspircd(
     *,
     services: bool,
     threshold: int = 8,
+    commandrate: int = 1000,
     tls: tuple[Path, Path] | None = None,
     account_tag: bool = True,
 ) -> Inspircd:
     """InspIRCd (and Anope with services; without, the network has no
-    accounts); with `tls` (certificate and key files) it also listens with
-    TLS on `tls_port`, in the bot's class.
+    accounts); the bot's class cuts off a client whose penalty reaches
+    `threshold` and forgives `commandrate / 1000` of it a second; with
+    `tls` (certificate and key files) it also listens with TLS on
+    `tls_port`, in the bot's class.
     Without `account_tag` the module that tags messages with the sender's
     account is not loaded: the server offers account-notify and
     extended-join only, as some networks do."""
@@ -155,6 +158,7 @@ def start_inspircd(
         "services": SERVICES,
         "password": LINK_PASSWORD,
         "threshold": threshold,
+        "commandrate": commandrate,
         "account_tag": '<module name="ircv3_accounttag">' if account_tag else "",
     }
     values["services_conf"] = SERVICES_CONF.format(**values) if services else ""
