@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import itertools
 import multiprocessing
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -212,6 +213,7 @@ def main() -> None:
     parser.add_argument("--no-writes", action="store_true", help="skip the in-process run")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it (bot.log)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # cleans up as Ctrl-C does
     matches = args.entrants * (args.entrants - 1) // 2
     with contextlib.ExitStack() as stack:
         root = args.keep or Path(stack.enter_context(tempfile.TemporaryDirectory()))
@@ -228,6 +230,7 @@ def main() -> None:
         if not args.no_writes:
             write_speed(root / "writes", args.entrants)
         irc = start_ngircd(root / "ircd", free_port(), [CHANNEL])
+        stack.callback(irc.stop)  # stopped however the bench ends (SIGTERM too: see main)
         web = free_port()
         config = root / "config.toml"
         config.write_text(
@@ -238,11 +241,13 @@ def main() -> None:
         log = (root / "bot.log").open("w")
 
         def start_bot() -> subprocess.Popen[bytes]:
-            return subprocess.Popen(
+            bot = subprocess.Popen(
                 [sys.executable, "-m", "hill", "bot", "--config", str(config)],
                 stdout=subprocess.DEVNULL,
                 stderr=log,
             )
+            stack.callback(lambda: bot.poll() is None and bot.kill())
+            return bot
 
         spawn = multiprocessing.get_context("spawn")
         stop = spawn.Event()
@@ -251,6 +256,7 @@ def main() -> None:
             target=probe_write_lock, args=(str(data / "hill.sqlite3"), str(waits), stop)
         )
         probe.start()
+        stack.callback(stop.set)
         phases = [("before the tournament", time.time())]
         bot = start_bot()
         watches = [Watch(bot)]

@@ -36,7 +36,7 @@ from hill.errors import TournamentError
 from hill.rules.contests import contest_of_pool
 from hill.rules.events import iso_utc, utcnow
 from hill.store.database import Database
-from hill.store.jousts import store_jousts
+from hill.store.jousts import JoustRows, joust_rows, store_joust_rows
 from hill.store.ledger_rows import slices, stored_changes, write_statements
 from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
@@ -108,9 +108,8 @@ def unfinished(session: Session) -> list[int]:
     return list(session.scalars(query.order_by(TournamentRow.id)))
 
 
-# jousts stored in one piece: with their statistics (packed as they are
-# stored, about 1 KB each) 100 take 10 to 30 ms
-JOUSTS_A_PIECE = 100
+# jousts stored in one piece, with their statistics (about 1 KB each)
+JOUSTS_A_PIECE = 250
 
 # a write, in small pieces run in order in short transactions of the
 # writer's (hill.writers.lock.HillLock.in_short_transactions): any prefix
@@ -132,13 +131,15 @@ class HillLedgerStore:
         self.id = tournament_id
 
     def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
-        self.writes(self._pieces(changes, played))
+        # the jousts' rows are made before any transaction (their statistics are packed)
+        jousts = [joust_rows(part) for part in slices(list(played), JOUSTS_A_PIECE)]
+        self.writes(self._pieces(changes, jousts))
 
     def _pieces(
-        self, changes: list[LedgerChange], played: Sequence[Played]
+        self, changes: list[LedgerChange], jousts: list[JoustRows]
     ) -> Iterator[Callable[[Session], None]]:
-        for jousts in slices(list(played), JOUSTS_A_PIECE):
-            yield lambda session, jousts=jousts: store_jousts(session, jousts)
+        for rows in jousts:
+            yield lambda session, rows=rows: store_joust_rows(session, rows)
         key = {"tournament_id": self.id}
         for statement, rows in write_statements(changes, RoundRow, MatchRow, self._end, key):
             yield lambda session, statement=statement, rows=rows: session.execute(statement, rows)
