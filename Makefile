@@ -60,6 +60,7 @@ bench: setup system-run
 	$(BIN)/python bench/trace_load.py
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/contest.py
+	$(BIN)/python bench/busy_hill.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/engine/*.so

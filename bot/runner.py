@@ -12,6 +12,14 @@ After a crash the next start first sends the answers that were stored but
 not delivered, then plays the requests still open, in order (one cut off
 mid-play is played again: its hill change never committed).  Each of those
 answers says what happened, so nobody is left wondering.
+
+Nothing heard is lost when the storage fails (hill.errors.storage_trouble:
+the disk full, the database locked too long): a request that cannot be
+recorded is kept in memory, in order, its player told why (Kept), and
+recorded as soon as it can be; one that cannot be played waits in the book,
+its player told once; an answer that was stored but not handed over is
+delivered without a restart; git, when it fell behind, is caught up every
+few seconds; and the trouble is one log line, not a traceback a try.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -26,9 +35,10 @@ from typing import Any, TypeVar
 import structlog
 
 from hill.config import Settings
-from hill.errors import HillError
+from hill.errors import HillError, Kept, QueueFull, storage_trouble
 from hill.faults import crash_point
-from hill.rules.requests import Outcome, RequestState, answer_text
+from hill.logs import Trouble
+from hill.rules.requests import FINISHED, Outcome, RequestState, answer_text
 from hill.store.requests import RequestBook
 from hill.store.tables import Request
 from hill.threads import Threads
@@ -39,7 +49,8 @@ log = structlog.get_logger(__name__)
 
 POLL_SECONDS = 0.5  # how often the book is read for requests from elsewhere
 MAX_ATTEMPTS = 3  # a request the bot died playing this often is not tried again
-RETRY_SECONDS = 5.0  # after an unexpected failure of the runner itself
+RETRY_SECONDS = 2.0  # after a failure (the storage's, or the runner's own)
+HISTORY_SECONDS = 5.0  # how often git is tried again while it is behind
 T = TypeVar("T")
 
 
@@ -90,6 +101,13 @@ class Runner:
         self.wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._marks: set[asyncio.Task[None]] = set()
+        self.trouble = Trouble("the request runner")  # the storage's, while it lasts
+        self.kept: list[dict[str, Any]] = []  # heard, not recorded yet (in order)
+        self._handed: set[int] = set()  # answers handed over, not yet marked delivered
+        self._unmarked: list[int] = []  # sent, but marking them delivered failed
+        self._told: set[int] = set()  # requests whose players know they wait for the storage
+        self._rescan = False  # look for stored answers not handed over
+        self._history_tried = 0.0
 
     async def in_turn(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `method` on the request book's one thread, after the book work
@@ -99,10 +117,29 @@ class Runner:
         return await self._book_thread.run(method, *args, **kwargs)
 
     async def submit(self, **fields: Any) -> Request:
-        """Record a request (see RequestBook.add); raises QueueFull."""
-        request = await self.in_turn(self.book.add, limit=self.settings.irc.queue_size, **fields)
-        self.wakeup.set()
-        return request
+        """Record a request (see RequestBook.add); QueueFull when the queue
+        is full.  When the storage cannot take it (the disk full), it is
+        kept here, recorded as soon as it can be, and Kept says so."""
+        trouble = self.trouble.why
+        if not self.kept:  # else after those: requests are played in the order heard
+            try:
+                request = await self.in_turn(
+                    self.book.add, limit=self.settings.irc.queue_size, **fields
+                )
+            except Exception as error:
+                trouble = storage_trouble(error)
+                if trouble is None:
+                    raise
+                self.trouble.struck(trouble)
+            else:
+                self.wakeup.set()
+                return request
+        if len(self.kept) >= self.settings.irc.queue_size:
+            raise QueueFull
+        self.kept.append(fields)
+        asked = Request(**fields)
+        what = asked.command.describe(asked.full_name, upload=asked.origin == "web")
+        raise Kept(f"{trouble}: {what} is kept, and played as soon as it can be recorded")
 
     async def start(self) -> None:
         """Run from now on; requests recorded before are the last run's."""
@@ -116,6 +153,14 @@ class Runner:
                 await self._task
         if self._marks:
             await asyncio.gather(*self._marks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await self._record_kept()
+        for fields in self.kept:  # the storage never took them: said, at least
+            log.error(
+                "a request heard but never recorded is lost at this stop",
+                why=self.trouble.why,
+                **{k: v for k, v in fields.items() if k != "code"},
+            )
         await self._book_thread.finish()
 
     async def _run(self, asked_before: int) -> None:
@@ -125,13 +170,22 @@ class Runner:
         while True:
             try:
                 await self._next(asked_before)
-            except Exception:  # e.g. the disk is full: keep trying, do not stop
-                log.exception("the request runner failed; trying again")
+            except Exception as error:  # e.g. the disk is full: keep trying, do not stop
+                trouble = storage_trouble(error)
+                if trouble is None:
+                    log.exception("the request runner failed; trying again")
+                else:
+                    self.trouble.struck(trouble)
+                self._rescan = True
                 await asyncio.sleep(RETRY_SECONDS)
 
     async def _next(self, asked_before: int) -> None:
-        """Play and answer the oldest open request, or wait for one."""
+        """Play and answer the oldest open request, or wait for one; first
+        what the storage held back (requests kept, answers and marks not
+        stored or not handed over, git behind)."""
         self.wakeup.clear()  # before the read: a request recorded meanwhile wakes us
+        await self._record_kept()
+        await self._catch_up()
         request = await self.in_turn(self.book.next_open)
         if request is None:
             with contextlib.suppress(TimeoutError):
@@ -144,11 +198,13 @@ class Runner:
             outcome = await self.in_turn(self.book.fail, request.id, why)
         else:
             request = await self.in_turn(self.book.start, request.id)
+            self.trouble.cleared()
             outcome = await self._play(request)
         self._deliver(request, outcome, late_note(request, resumed=True) if resumed else "")
 
     async def _play(self, request: Request) -> Outcome:
-        """Play a started request (in a thread); what it came to, as stored."""
+        """Play a started request (in a thread); what it came to, as stored.
+        If the storage fails it, it waits in the book (its player told)."""
         log.info("playing", id=request.id, command=request.command, program=request.full_name)
         try:
             report = await asyncio.to_thread(play_request, self.hill, request)
@@ -156,7 +212,15 @@ class Runner:
             if request.command.plays_code:
                 self.refund(request.owner)  # refused before any joust
             return await self.in_turn(self.book.fail, request.id, str(error))
-        except Exception:
+        except Exception as error:
+            stored = await self.in_turn(self.book.get, request.id)
+            if stored.state in FINISHED and stored.answer is not None:
+                return stored.answer  # its change was stored: what failed came after
+            trouble = storage_trouble(error)
+            if trouble is not None:  # not the request's fault: it waits for the storage
+                await self.in_turn(self.book.requeue, request.id)
+                self._tell_waiting(request, trouble)
+                raise
             log.exception("request failed", id=request.id)
             return await self.in_turn(
                 self.book.fail, request.id, "something went wrong; it has been logged"
@@ -164,9 +228,42 @@ class Runner:
         crash_point("answer-stored")
         return report.outcome
 
+    async def _record_kept(self) -> None:
+        """Record the requests kept in memory, in order."""
+        while self.kept:
+            await self.in_turn(self.book.add, limit=len(self.kept) + 10**6, **self.kept[0])
+            self.kept.pop(0)
+            self.trouble.cleared()
+
+    async def _catch_up(self) -> None:
+        """After a failure: the answers stored but not handed over, the
+        marks of delivery not stored; git, while it is behind."""
+        while self._unmarked:
+            await self.in_turn(self.book.mark_delivered, self._unmarked[0])
+            self._handed.discard(self._unmarked.pop(0))
+        if self._rescan:
+            for request in await self.in_turn(self.book.undelivered):
+                if request.id not in self._handed and request.answer is not None:
+                    self._deliver(request, request.answer, "")
+            self._rescan = False
+        now = time.monotonic()
+        if self.hill.history_behind and now - self._history_tried >= HISTORY_SECONDS:
+            self._history_tried = now
+            await asyncio.to_thread(self.hill.catch_up_history)
+
+    def _tell_waiting(self, request: Request, trouble: str) -> None:
+        """Tell a player, once, that their request waits for the storage."""
+        if request.id in self._told or request.origin == "cli":  # the command line says its own
+            return
+        self._told.add(request.id)
+        what = request.command.describe(request.full_name, upload=request.origin == "web")
+        text = f"{trouble}: {what} waits, and is played as soon as it can be"
+        self.say(request, Answer(text, "", False), lambda: None)
+
     def _deliver(self, request: Request, outcome: Outcome, note: str) -> None:
         """Put the answer in words and hand it over; `note` says why it
         comes late, if it does (the command line says its own answers)."""
+        self._handed.add(request.id)
         on_sent = functools.partial(self._mark_delivered, request.id)
         if request.origin == "cli":
             on_sent()
@@ -175,6 +272,18 @@ class Runner:
         self.say(request, Answer(text, note, outcome.changed), on_sent)
 
     def _mark_delivered(self, request_id: int) -> None:
-        task = asyncio.create_task(self.in_turn(self.book.mark_delivered, request_id))
+        task = asyncio.create_task(self._mark(request_id))
         self._marks.add(task)
         task.add_done_callback(self._marks.discard)
+
+    async def _mark(self, request_id: int) -> None:
+        try:
+            await self.in_turn(self.book.mark_delivered, request_id)
+        except Exception as error:
+            trouble = storage_trouble(error)
+            if trouble is None:
+                raise
+            self.trouble.struck(trouble)
+            self._unmarked.append(request_id)  # marked later; never said twice
+        else:
+            self._handed.discard(request_id)

@@ -4,17 +4,20 @@ background (`!bfjoust-tournament` is bot/commands/tournament.py).
 `TournamentHost` plays one tournament at a time (hill.writers.tournaments)
 in a thread of its own: unfinished ones first, oldest first, when the bot
 starts (after a crash, they end exactly as uninterrupted runs), then those
-admins start.  Its jousts go in small chunks and a chunk waits while a
-player's request is open in the request book: a submission always goes
-first.  Now and then it posts the progress of a long tournament, and it
-announces the winner.  On `[cluster] scheduler` its jousts run on that Dask
-cluster; a failing cluster pauses the tournament, which tries again later.
+admins start.  Its work goes in small pieces (jousts in chunks, its
+bookkeeping in short transactions), and each piece waits while a player's
+request is open in the request book: a submission always goes first.  The
+bot's stop, or an admin's cancel (`!bfjoust-tournament cancel ID`, or
+`bfjoust tournament cancel ID` from another process), stops it between two
+pieces, within a second.  Now and then it posts the progress of a long
+tournament, and it announces the winner (or the cancellation).  On
+`[cluster] scheduler` its jousts run on that Dask cluster; a failing
+cluster pauses the tournament, which tries again later.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -23,10 +26,10 @@ from bot.worker import BackgroundWorker
 from hill.config import Settings
 from hill.engine import batches
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
-from hill.errors import Stopped, TournamentError
+from hill.errors import Cancelled, Stopped, TournamentError
 from hill.play.cluster import executor_for
 from hill.rules.contests import contest_of_pool
-from hill.store.records import tournament
+from hill.store.records import TournamentView, tournament
 from hill.store.requests import RequestBook
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
@@ -38,20 +41,17 @@ PROGRESS_SECONDS = 600.0  # a long tournament's progress is posted this often
 
 
 class YieldingExecutor:
-    """An executor that plays in chunks, each waiting while `busy()` (a
-    player's request is open), and stops between two when `stopping` is set."""
+    """An executor that plays in chunks, `checkpoint()` before each (it
+    waits while a player's request is open, and raises Stopped once the bot
+    stops)."""
 
-    def __init__(self, inner: Executor, busy: Callable[[], bool], stopping: threading.Event):
+    def __init__(self, inner: Executor, checkpoint: Callable[[], None]) -> None:
         self.inner = inner
-        self.busy = busy
-        self.stopping = stopping
+        self.checkpoint = checkpoint
 
     def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
         for chunk in batches(pairs, 1, CHUNK):
-            while self.busy() and not self.stopping.is_set():
-                time.sleep(IDLE_POLL_SECONDS)
-            if self.stopping.is_set():
-                raise Stopped
+            self.checkpoint()
             yield from self.inner(chunk, code_of)
 
 
@@ -82,6 +82,7 @@ class TournamentHost(BackgroundWorker):
         self.on_end = on_end  # after each tournament (a contest's is told by bot/contests.py)
         self.wake = asyncio.Event()
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
+        self.cancelled_here: set[int] = set()  # cancelled by a command, which said so
 
     def running(self) -> int | None:
         unfinished = self.service.unfinished()
@@ -95,6 +96,16 @@ class TournamentHost(BackgroundWorker):
         self.wake.set()
         return tournament_id
 
+    async def cancel(self, tournament_id: int, by: str) -> TournamentView:
+        """Cancel a tournament (TournamentError if there is none, or it is
+        over); its view.  The one being played stops within a second."""
+        self.cancelled_here.add(tournament_id)  # before: the host may see it at once
+        try:
+            return await asyncio.to_thread(self.service.cancel, tournament_id, by)
+        except TournamentError:
+            self.cancelled_here.discard(tournament_id)
+            raise
+
     async def step(self) -> None:
         """Play the oldest unfinished tournament to its end and announce it,
         or wait for one."""
@@ -103,16 +114,27 @@ class TournamentHost(BackgroundWorker):
         if tournament_id is None:
             await self.wake.wait()
             return
+        said = False  # its end was said already (by the command that cancelled it)
         try:
             await self.in_thread(self._play, tournament_id, asyncio.get_running_loop())
+        except Cancelled:
+            said = tournament_id in self.cancelled_here
         except TournamentError as error:  # the cluster is down: said, and tried later
             self.announce(f"Tournament #{tournament_id} pauses: {error}")
             raise
         view = await asyncio.to_thread(tournament, self.db, tournament_id)
-        if view is not None and contest_of_pool(view.summary.pool) is None:
+        if view is not None and not said and contest_of_pool(view.summary.pool) is None:
             self.announce(progress_text(view.summary, self.site))
         if self.on_end is not None:
             self.on_end()
+
+    def checkpoint(self) -> None:
+        """Between two pieces of a tournament's work (in the host's thread):
+        wait while a player's request is open; Stopped once the bot stops."""
+        while not self.stopping.is_set() and self.book.next_open() is not None:
+            time.sleep(IDLE_POLL_SECONDS)
+        if self.stopping.is_set():
+            raise Stopped
 
     def _play(self, tournament_id: int, loop: asyncio.AbstractEventLoop) -> None:
         """Play a tournament to its end (in the host's thread)."""
@@ -127,9 +149,6 @@ class TournamentHost(BackgroundWorker):
             if view is not None:
                 loop.call_soon_threadsafe(self.announce, progress_text(view.summary, self.site))
 
-        def busy() -> bool:
-            return self.book.next_open() is not None
-
         with executor_for(self.scheduler, self._local) as inner:
-            jousts = Arena(YieldingExecutor(inner, busy, self.stopping))
-            self.service.prepare(tournament_id, jousts).run(progress)
+            jousts = Arena(YieldingExecutor(inner, self.checkpoint))
+            self.service.prepare(tournament_id, jousts, self.checkpoint).run(progress)

@@ -1,7 +1,9 @@
 """Work the bot does in the background, stated once: a task on the event
 loop that takes steps, its blocking work on a thread of its own, until the
 bot stops; a step that fails is logged and tried again later, so that a
-full disk or a lost cluster never brings the bot down.  The all-time
+full disk or a lost cluster never brings the bot down (a trouble of the
+storage's, such as the full disk, is one log line per interval, not a
+traceback a try: hill.logs.Trouble).  The all-time
 ladder (bot/ladder.py) and the tournaments (bot/tournament.py) are two.
 """
 
@@ -15,7 +17,8 @@ from typing import Any, TypeVar
 
 import structlog
 
-from hill.errors import Stopped
+from hill.errors import Stopped, storage_trouble
+from hill.logs import Trouble
 from hill.threads import Threads
 
 log = structlog.get_logger(__name__)
@@ -34,6 +37,7 @@ class BackgroundWorker:
         self.stopping = threading.Event()  # read by the work in the thread
         self._thread = Threads(1, self.name)
         self._task: asyncio.Task[None] | None = None
+        self.trouble = Trouble(f"the {self.name}")
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=self.name)
@@ -63,6 +67,12 @@ class BackgroundWorker:
             except Stopped:
                 return
             except Exception as error:  # e.g. the disk is full: keep the bot up, try later
-                log.exception(f"the {self.name} failed; trying again later")
+                trouble = storage_trouble(error)
+                if trouble is None:
+                    log.exception(f"the {self.name} failed; trying again later")
+                else:
+                    self.trouble.struck(trouble)
                 self.failed(error)
                 await asyncio.sleep(self.retry_seconds)
+            else:
+                self.trouble.cleared()

@@ -7,11 +7,13 @@ brackets):
     ├── HillError               a request the hill refuses; the message is for the player
     │   ├── BadName             a program or owner name the hill does not accept
     │   ├── NoInstruction       a program that runs no instruction at all (a typo, most likely)
-    │   └── NotReady            a database readers cannot read yet (missing, older, newer)
+    │   ├── NotReady            a database readers cannot read yet (missing, older, newer)
+    │   └── Kept                a request kept in memory until the storage takes it
     ├── ParseError [ValueError] a malformed program: what is wrong, and where
     ├── ConfigError [ValueError] a bad configuration: the file and the key
     ├── CommandError            a command-line refusal: one line on stderr, exit status 1
     ├── TournamentError         bad input to a tournament (pool, option, cluster)
+    │   └── Cancelled           an admin cancelled the tournament: it stops where it is
     ├── LedgerError [RuntimeError] a change the tournament ledger does not allow (a bug)
     ├── QueueFull               as many requests wait as may
     ├── LinkRefused             an upload link that takes no upload (unknown, used, expired)
@@ -30,9 +32,15 @@ brackets):
 
 Every message but LedgerError's is meant to be read by whoever asked
 (player, reader or operator), as it is.
+
+Errors that are not ours but the storage's (a full disk, a database locked
+too long, an I/O error), raised by SQLite, git or the OS, are told apart by
+`storage_trouble`, which says them in words.
 """
 
 from __future__ import annotations
+
+import errno
 
 
 class Error(Exception):
@@ -86,6 +94,11 @@ class CommandError(Error):
 
 class TournamentError(Error):
     """Bad input to a tournament (a bad pool, option or cluster): one clear message."""
+
+
+class Cancelled(TournamentError):
+    """An admin cancelled the tournament being played: it stops where it is,
+    its result the matches committed so far."""
 
 
 class LedgerError(Error, RuntimeError):
@@ -152,3 +165,38 @@ class Quiet(Error):
 
 class Stopped(Error):
     """The bot stops: the tournament pauses where it is (nothing is lost)."""
+
+
+class Kept(HillError):
+    """A request heard but not recorded yet (the hill's storage cannot take
+    it now): it is kept, and played once it can be; the message says so."""
+
+
+DISK_FULL = "the hill's disk is full"
+DATABASE_BUSY = "the hill's database is busy"
+DISK_FAILING = "the hill's disk cannot be written"
+
+
+def storage_trouble(error: BaseException | None) -> str | None:
+    """Why a write failed, in words for players and operators, when the
+    fault is the hill's storage (DISK_FULL, DATABASE_BUSY, DISK_FAILING),
+    not the request; None for any other error.  Looks through the chain of
+    causes: SQLAlchemy wraps sqlite3's error, git says it on stderr."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        name = str(getattr(error, "sqlite_errorname", ""))
+        told = f"{error} {getattr(error, 'stderr', '') or ''}"
+        if (
+            (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT))
+            or name == "SQLITE_FULL"
+            or "No space left on device" in told
+            or "database or disk is full" in told
+        ):
+            return DISK_FULL
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in told:
+            return DATABASE_BUSY
+        if name.startswith("SQLITE_IOERR") or "disk I/O error" in told:
+            return DISK_FAILING
+        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+    return None

@@ -1,11 +1,13 @@
 """Logging of the long-running commands (`bfjoust bot`, `bfjoust web`):
 structured lines with UTC timestamps on stderr, for our records and the
-libraries' (standard logging) records alike."""
+libraries' (standard logging) records alike; `Trouble`, a lasting trouble
+said once per interval rather than a traceback a try."""
 
 from __future__ import annotations
 
 import logging
 import sys
+import time
 
 import structlog
 
@@ -41,3 +43,39 @@ def configure_logging(level: int = logging.INFO) -> None:
     root.setLevel(level)
     for name in QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)
+
+
+class Trouble:
+    """A trouble that lasts (the disk full, say) and that a worker meets at
+    every try: one log line when it begins, one at most every `every`
+    seconds while it lasts (with how many tries it failed since), one when
+    it is over; never a traceback a try."""
+
+    def __init__(self, what: str, every: float = 600.0) -> None:
+        self.what = what  # whose trouble: "the request runner", "git", ...
+        self.every = every
+        self.why: str | None = None  # while it lasts
+        self.said = 0.0  # time.monotonic() of the last line
+        self.since = 0.0  # time.monotonic() it began
+        self.failed = 0  # tries failed since the last line
+
+    def struck(self, why: str) -> None:
+        """A try failed for `why` (e.g. hill.errors.DISK_FULL)."""
+        self.failed += 1
+        now = time.monotonic()
+        if why == self.why and now - self.said < self.every:
+            return
+        _log.error(f"{self.what} waits: {why}", failed=self.failed)
+        if why != self.why:
+            self.since = now
+        self.why, self.said, self.failed = why, now, 0
+
+    def cleared(self) -> None:
+        """A try went through: the trouble is over."""
+        if self.why is not None:
+            waited = time.monotonic() - self.since
+            _log.info(f"{self.what} goes on after {waited:.0f} s: {self.why} no longer")
+        self.why, self.failed = None, 0
+
+
+_log = structlog.get_logger("hill.trouble")

@@ -9,7 +9,8 @@ import asyncio
 import time
 from pathlib import Path
 
-from support import ircservers
+from support import bighill, ircservers
+from support.bighill import committed_matches
 from support.botharness import (
     CHANNEL,
     RUSH,
@@ -29,6 +30,8 @@ from hill.store.records import latest, tournament
 from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
+ENTRANTS = 400  # the cancelled round robin's
+MATCHES = ENTRANTS * (ENTRANTS - 1) // 2
 
 
 def test_admins_start_a_tournament_and_everyone_hears_the_winner(
@@ -67,7 +70,7 @@ def test_admins_start_a_tournament_and_everyone_hears_the_winner(
             dan.say(CHANNEL, "!bfjoust-tournament")
             assert await dan.reply(nick) == winner
             dan.say(CHANNEL, "!bfjoust-help")
-            assert "!bfjoust-tournament [swiss|round-robin POOL [all-versions]]" in (
+            assert "!bfjoust-tournament [swiss|round-robin POOL [all-versions] | cancel ID]" in (
                 await dan.reply(nick)
             )
 
@@ -120,3 +123,59 @@ def committed_now(settings: HillSettings) -> int:
         return committed(hill.db)
     finally:
         hill.close()
+
+
+def test_an_admin_cancels_a_tournament_and_it_stops_where_it_stands(
+    ngircd: Ngircd, tmp_path: Path
+) -> None:
+    settings = bot_settings(tmp_path, ngircd.port, admins=("carol",))
+    # a round robin of 79,800 matches that takes seconds even on a fast machine
+    # (its bookkeeping is the work: 60 real programs play theirs in a second)
+    bighill.archive_hill(tmp_path, bighill.quick_programs(ENTRANTS))
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick, url = bot.client.nick, settings.web.url
+            carol = await player("carol", ngircd.port)
+            dan = await player("dan", ngircd.port)
+            carol.say(CHANNEL, "!bfjoust-tournament cancel one")
+            assert await carol.reply(nick) == "cancel one with: cancel ID"
+            carol.say(CHANNEL, "!bfjoust-tournament cancel 7")
+            assert await carol.reply(nick) == "there is no tournament 7"
+            carol.say(CHANNEL, "!bfjoust-tournament round-robin archive")
+            assert "Tournament #1 started" in await carol.reply(nick)
+            dan.say(CHANNEL, "!bfjoust-tournament cancel 1")
+            assert await dan.reply(nick) == "cancelling a tournament is for the hill's admins"
+            await wait_until(lambda: committed_matches(tmp_path) >= 20, timeout=120, step=0.05)
+            carol.say(CHANNEL, "!bfjoust-tournament cancel #1")
+            said = await carol.reply(nick, "cancelled")
+            view = await asyncio.to_thread(tournament, bot.tournaments.db, 1)
+            assert view is not None and view.summary.ended == "cancelled by carol"
+            assert said.startswith(
+                f"Tournament #1, round-robin over archive ({ENTRANTS} entrants): "
+                "cancelled by carol after "
+            )
+            assert f" of {MATCHES} matches; leader: " in said
+            assert said.endswith(f"{url}tournament/1")
+            # it stops within a second; its partial result is what was committed
+            await asyncio.sleep(1.5)
+            stopped = committed_matches(tmp_path)
+            assert 20 <= stopped < MATCHES
+            await asyncio.sleep(1.0)
+            assert committed_matches(tmp_path) == stopped
+            view = await asyncio.to_thread(tournament, bot.tournaments.db, 1)
+            assert view is not None
+            assert len(view.result["rounds"][0]["matches"]) == stopped
+            assert sum(row["wins"] + row["draws"] + row["losses"]
+                       for row in view.result["standings"]) == 2 * stopped  # fmt: skip
+            dan.say(CHANNEL, "!bfjoust-tournament")
+            assert (await dan.reply(nick)).startswith(
+                f"Tournament #1, round-robin over archive ({ENTRANTS} entrants): cancelled by carol"
+            )
+            carol.say(CHANNEL, "!bfjoust-tournament cancel 1")
+            assert await carol.reply(nick) == ("tournament 1 is over already: cancelled by carol")
+            # the cancel was said once: no announcement besides the reply
+            assert not [m for m in dan.lines if m.nick == nick and "cancelled" in m.text
+                        and not m.text.startswith(("dan: ", "carol: "))]  # fmt: skip
+
+    run(scenario(), timeout=240)

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
+from support import bighill
 from support.ladderhill import archive_hill, reference
 
 import hill.store.archive
@@ -209,6 +211,10 @@ def test_list_and_show_and_their_errors(tmp_path: Path) -> None:
         return subprocess.run([sys.executable, "-m", "hill", "tournament", *args, *data],
                               capture_output=True, text=True, timeout=300)  # fmt: skip
 
+    none = command("list")  # no hill yet: said, and nothing created
+    assert none.returncode == 1
+    assert none.stderr.startswith(f"there is no hill at {tmp_path}: `bfjoust hill init")
+    Hill(HillSettings(data_dir=tmp_path), jobs=1).close()
     empty = command("list")
     assert empty.stdout.startswith("no tournaments yet: `bfjoust tournament create POOL")
     assert json.loads(command("list", "--json").stdout) == {"tournaments": []}
@@ -287,3 +293,101 @@ def test_the_listing_follows_each_tournament_by_its_progress_mark(tmp_path: Path
     assert [t["matches_committed"] for t in after["tournaments"]] == [0, 28]
     reader.close()
     hill.close()
+
+
+def test_a_cancel_from_another_process_stops_the_run_where_it_stands(tmp_path: Path) -> None:
+    """`bfjoust tournament cancel ID` beside the `create` that plays it: the
+    player stops within a second or so, and the tournament shows as
+    cancelled with the matches committed by then as its result.  A round robin
+    of 400 quick programs (79,800 matches: seconds of bookkeeping even on a
+    fast machine, while the cancel's own process starts)."""
+    entrants = 400
+    matches = entrants * (entrants - 1) // 2
+    bighill.archive_hill(tmp_path, bighill.quick_programs(entrants))
+    data = ["--data", str(tmp_path)]
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "hill", "tournament", *args, *data],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    running = subprocess.Popen(
+        [sys.executable, "-m", "hill", "tournament", "create", "archive", "--format",
+         "round-robin", "--jobs", "1", *data],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not bighill.committed_matches(tmp_path) and time.monotonic() < deadline:
+            assert running.poll() is None, running.communicate()
+            time.sleep(0.05)
+        cancelled = command("cancel", "1", "--by", "zoe")
+        asked = time.monotonic()
+        _, err = running.communicate(timeout=60)
+        took = time.monotonic() - asked
+    finally:
+        running.kill()
+    assert cancelled.returncode == 0, cancelled.stderr
+    first = cancelled.stdout.splitlines()[0]
+    assert first.startswith(f"#1 round-robin over archive ({entrants} entrants), ")
+    assert "by cli: cancelled by zoe after " in first and f"/{matches} matches, leader " in first
+    assert running.returncode == 1 and "tournament 1 was cancelled by zoe" in err, err
+    print(f"the run stopped {took:.2f} s after the cancel")
+    assert took < 10
+
+    shown = json.loads(command("show", "1", "--json").stdout)
+    assert shown["tournament"]["ended"] == shown["ended"] == "cancelled by zoe"
+    done = shown["tournament"]["matches_committed"]
+    assert 0 < done < matches and done == bighill.committed_matches(tmp_path)
+    assert len(shown["rounds"][0]["matches"]) == done  # the partial result: what was committed
+    assert sum(row["wins"] + row["draws"] + row["losses"] for row in shown["standings"]) == 2 * done
+    again = command("cancel", "1")
+    assert (again.returncode, again.stderr) == (
+        1, "tournament 1 is over already: cancelled by zoe\n")  # fmt: skip
+    resumed = command("resume", "1")
+    assert "tournament 1 is over already: cancelled by zoe" in resumed.stderr
+    assert bighill.committed_matches(tmp_path) == done
+
+
+@pytest.mark.parametrize("format", ["round-robin", "swiss"])
+def test_stopped_between_any_two_short_transactions_it_ends_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, format: str
+) -> None:
+    """A big write goes in short transactions: whatever prefix of them was
+    committed when the work stops (opening a round, checking matches out,
+    committing results) is a state the tournament resumes from, to exactly
+    the uninterrupted result.  Here every piece is a transaction of its own
+    and the work stops again and again, at random."""
+    import random
+
+    from hill.errors import Stopped
+    from hill.writers import lock
+
+    monkeypatch.setattr(lock, "TRANSACTION_SECONDS", 0.0)
+    programs = bighill.quick_programs(70, seed=11)
+    bighill.archive_hill(tmp_path, programs)
+    hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
+    service = HillTournaments(hill)
+    tournament_id = service.create(format, "archive", seed=5)
+    rng = random.Random(format)
+    stops = 0
+    while True:
+        calls = iter(range(10**9))
+
+        def checkpoint(calls: Iterator[int] = calls, stop_at: int = rng.randint(1, 6)) -> None:
+            if next(calls) >= stop_at:  # and every time after: even the last flush is cut
+                raise Stopped
+
+        try:
+            view = service.run(tournament_id, checkpoint=checkpoint)
+            break
+        except Stopped:
+            stops += 1
+    hill.close()
+    print(f"{format}: stopped {stops} times")
+    assert stops >= 8
+    code = {f"old.{name}": source for name, source in programs}
+    plan = TournamentPlan(format, tuple(view.result["entrants"]), view.result["seed"])
+    uninterrupted = Tournament(plan, code, MemoryStore())
+    uninterrupted.run()
+    assert view.result == uninterrupted.to_json()
+    assert view.summary.ended == uninterrupted.ended

@@ -20,7 +20,7 @@ import structlog
 
 from bot.client import Incoming
 from bot.commands.base import COMMANDS, Command, Context, did_you_mean
-from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage
+from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_trouble
 
 # isort: off
 # each module registers its commands, in the order -help lists them
@@ -87,9 +87,14 @@ class Commands(Context):
             refuse(str(error))
         except QueueFull:
             refuse(BUSY)
-        except Exception:
-            logger.exception("command failed", command=name)
-            refuse("something went wrong; it has been logged")
+        except Exception as error:
+            trouble = storage_trouble(error)  # the disk full, say: not the command's fault
+            if trouble is None:
+                logger.exception("command failed", command=name)
+                refuse("something went wrong; it has been logged")
+            else:  # one log line per interval for the hill's storage, the runner's
+                self.runner.trouble.struck(trouble)
+                refuse(f"{trouble}; try again in a few minutes")
 
     def _unknown(self, word: str, args: str) -> str:
         shown = re.sub(r"[^A-Za-z0-9_-]", "", word[len(self.irc.command) :])[:30]

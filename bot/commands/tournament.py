@@ -1,5 +1,6 @@
-"""`!bfjoust-tournament [FORMAT POOL [all-versions]]`: anyone asks for the
-running or last tournament; admins start one (bot/tournament.py plays it)."""
+"""`!bfjoust-tournament [FORMAT POOL [all-versions] | cancel ID]`: anyone
+asks for the running or last tournament; admins start one
+(bot/tournament.py plays it) or cancel one."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ from hill.tournaments.plan import FORMATS
 from hill.web.urls import Urls
 
 START = f"{'|'.join(FORMATS)} POOL [all-versions]"
+CANCEL = "cancel ID"
 
 
-@command("-tournament", f"[{START}]")
+@command("-tournament", f"[{START} | {CANCEL}]")
 async def tournament_command(bot: Context, message: Incoming, args: str) -> None:
     host = bot.tournaments
     if not args:
@@ -27,9 +29,12 @@ async def tournament_command(bot: Context, message: Incoming, args: str) -> None
             bot.reply(message, progress_text(view.summary, bot.settings.web.url))
         return
     message = await message.vouched()
+    words = args.split()
+    if words[0].lower() == "cancel":
+        await cancel(bot, message, words[1:])
+        return
     if not message.sender.is_admin(bot.irc.admins):
         raise HillError("starting a tournament is for the hill's admins")
-    words = args.split()
     every_version = words[2:] == ["all-versions"]
     if words[0] not in FORMATS or not (len(words) == 2 or every_version):
         raise HillError(f"start one with: {START}; POOL is {POOLS_HELP}")
@@ -52,10 +57,26 @@ async def tournament_command(bot: Context, message: Incoming, args: str) -> None
     )
 
 
+async def cancel(bot: Context, message: Incoming, words: list[str]) -> None:
+    if not message.sender.is_admin(bot.irc.admins):
+        raise HillError("cancelling a tournament is for the hill's admins")
+    if len(words) != 1 or not words[0].lstrip("#").isdigit():
+        raise HillError(f"cancel one with: {CANCEL}")
+    try:
+        view = await bot.tournaments.cancel(int(words[0].lstrip("#")), message.sender.nick)
+    except TournamentError as error:
+        raise HillError(str(error)) from None
+    bot.reply(message, progress_text(view.summary, bot.settings.web.url))
+
+
 def progress_text(s: TournamentSummary, site: str) -> str:
     """A tournament in one line, for IRC (`site`: the web report's URL)."""
     what = f"Tournament #{s.id}, {s.format} over {s.pool} ({s.entrants} entrants)"
     link = Urls(site=site).tournament(s.id)
+    if s.cancelled:
+        leader = f"; leader: {s.leader}" if s.leader else ""
+        done = f"{s.matches_committed} of {s.matches_expected} matches"
+        return f"{what}: {s.ended} after {done}{leader}. {link}"
     if s.ended is not None:
         winner = f"; winner: {s.leader}" if s.leader else ""
         return f"{what}: {s.ended}{winner}. {link}"

@@ -103,7 +103,7 @@ def command_create(args: argparse.Namespace) -> None:
     controls = {names.from_file(path): read_file(path) for path in args.control}
     if len(controls) != len(args.control):
         raise CommandError("two controls of the same name: name their files apart")
-    hill = open_hill(args)
+    hill = open_hill(args, create=True)  # a contest may open a new hill
     try:
         view = hill.contests.create(
             args.name,

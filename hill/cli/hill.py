@@ -25,7 +25,7 @@ STARTERS = resources.files("hill") / "starters"
 
 
 def command_init(args: argparse.Namespace) -> None:
-    hill = open_hill(args)
+    hill = open_hill(args, create=True)
     if args.seed and hill.queries.standings().size == 0:
         for starter in sorted(STARTERS.iterdir(), key=lambda p: p.name):
             if starter.name.endswith(names.SUFFIX):
@@ -36,7 +36,7 @@ def command_init(args: argparse.Namespace) -> None:
 
 
 def command_submit(args: argparse.Namespace) -> None:
-    hill = open_hill(args)
+    hill = open_hill(args, create=True)
     name = args.name or names.from_file(args.file, args.owner)
     print(hill.challenge(args.owner, name, read_file(args.file)).summary)
 
@@ -91,7 +91,7 @@ def command_import(args: argparse.Namespace) -> None:
     files = sorted(folder.glob(f"*{names.SUFFIX}"))
     if not files:
         raise CommandError(f"{folder}: no {names.SUFFIX} files")
-    hill = open_hill(args)
+    hill = open_hill(args, create=True)
     failures = 0
     with tqdm(files, unit="program", disable=args.quiet) as progress:
         for path in progress:

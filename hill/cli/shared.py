@@ -89,11 +89,25 @@ def hill_settings(args: argparse.Namespace) -> HillSettings:
     return settings_of(args).hill
 
 
-def open_hill(args: argparse.Namespace) -> Hill:
-    """The hill's writer (it makes or upgrades the data folder)."""
+def no_hill(data_dir: Path) -> CommandError:
+    """The refusal of a command that needs a hill where there is none."""
+    return CommandError(
+        f"there is no hill at {data_dir}: `bfjoust hill init --data {data_dir}` creates one"
+    )
+
+
+def open_hill(args: argparse.Namespace, *, create: bool = False) -> Hill:
+    """The hill's writer (it upgrades the data folder's database and
+    repairs its git repository).  Only the commands that bring programs
+    (`create`: init, submit, import) may make a new hill; the others refuse
+    a folder without one, so a mistyped `--data` creates nothing."""
+    from hill.layout import DataFolder
     from hill.writers.hill import Hill
 
-    return Hill(hill_settings(args))
+    settings = hill_settings(args)
+    if not create and not DataFolder(settings.data_dir).database.is_file():
+        raise no_hill(settings.data_dir)
+    return Hill(settings)
 
 
 def read_hill(args: argparse.Namespace, read: Callable[..., T], *more: object) -> T:
@@ -106,11 +120,11 @@ def read_hill(args: argparse.Namespace, read: Callable[..., T], *more: object) -
 
 
 def open_queries(args: argparse.Namespace) -> HillQueries:
-    """The hill for reading: no lock, no git.  The command line is the
-    hill's admin tool: a missing or older database is made or upgraded first
-    (the web report only ever reads)."""
+    """The hill for reading: no lock, no git.  A folder without a hill is
+    refused (nothing is created); a database of an older schema is
+    upgraded first (the command line is the hill's admin tool; the web
+    report only ever reads)."""
     from hill.store.queries import HillQueries
-    from hill.writers.hill import Hill
 
     settings = hill_settings(args)
     try:
@@ -118,5 +132,5 @@ def open_queries(args: argparse.Namespace) -> HillQueries:
     except NotReady as error:
         if not error.upgradable:
             raise
-        Hill(settings).close()
+        open_hill(args).close()  # refuses a folder without a hill
         return HillQueries.open(settings.data_dir, settings.ranking)

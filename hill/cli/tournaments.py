@@ -1,15 +1,17 @@
 """`bfjoust tournament ...`: `run` plays one over files (tournament_files.py);
-`create|resume|list|show` are the hill's tournaments, over its pools
-(hill.store.pools) in its data folder (`--config`, `--data`, as `bfjoust
-hill`).
+`create|resume|cancel|list|show` are the hill's tournaments, over its
+pools (hill.store.pools) in its data folder (`--config`, `--data`, as
+`bfjoust hill`).
 
 `create` stores a tournament and plays it to the end with a progress bar;
 killed, `resume ID` plays it on and ends exactly as an uninterrupted run
-(the bot also resumes unfinished tournaments on its start).  They write
-under the hill's lock, so they may run beside the bot.  `list` and `show`
-only read.  Each prints a table, or with `--json` one JSON object: `show`
-and `create` the tool contract of docs/tournaments.md with the tournament's
-summary beside it.
+(the bot also resumes unfinished tournaments on its start); `cancel ID`
+ends one where it stands (whoever plays it, the bot or another command,
+stops within a second).  They write under the hill's lock, in short
+transactions, so they may run beside the bot.  `list` and `show` only
+read.  Each prints a table, or with `--json` one JSON object: `show`,
+`create` and `cancel` the tool contract of docs/tournaments.md with the
+tournament's summary beside it.
 """
 
 from __future__ import annotations
@@ -55,6 +57,14 @@ def add_arguments(tournament: argparse.ArgumentParser) -> None:
     add_execution_options(resume)
     resume.set_defaults(run=command_resume)
 
+    cancel = actions.add_parser(
+        "cancel", help="end an unfinished tournament where it stands (its result so far)"
+    )
+    cancel.add_argument("id", type=int, metavar="ID")
+    cancel.add_argument("--by", default="cli", help="who cancels it (shown with it)")
+    cancel.add_argument("--json", action="store_true")
+    cancel.set_defaults(run=command_cancel)
+
     listing = actions.add_parser("list", help="the hill's tournaments, newest first")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(run=command_list)
@@ -63,7 +73,7 @@ def add_arguments(tournament: argparse.ArgumentParser) -> None:
     show.add_argument("id", type=int, metavar="ID")
     show.add_argument("--json", action="store_true")
     show.set_defaults(run=command_show)
-    for parser in (create, resume, listing, show):
+    for parser in (create, resume, cancel, listing, show):
         add_shared_options(parser)
 
 
@@ -104,6 +114,15 @@ def command_resume(args: argparse.Namespace) -> None:
         _play(args, service, args.id)
     finally:
         hill.close()
+
+
+def command_cancel(args: argparse.Namespace) -> None:
+    hill = open_hill(args)
+    try:
+        view = HillTournaments(hill).cancel(args.id, args.by)
+    finally:
+        hill.close()
+    _print_view(view, args.json)
 
 
 def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
@@ -153,11 +172,11 @@ def _print_view(view: TournamentView, as_json: bool) -> None:
 def summary_line(summary: TournamentSummary) -> str:
     """One tournament in a line: what, over which pool, how far, who leads."""
     s = summary
-    state = s.ended or (
-        f"running, round {s.rounds_played}/{s.rounds_planned}, "
-        f"{s.matches_committed}/{s.matches_expected} matches"
-    )
-    who = "winner" if s.ended else "leader"
+    done = f"{s.matches_committed}/{s.matches_expected} matches"
+    state = s.ended or f"running, round {s.rounds_played}/{s.rounds_planned}, {done}"
+    if s.cancelled:
+        state = f"{s.ended} after {done}"
+    who = "winner" if s.ended and not s.cancelled else "leader"
     lead = f", {who} {s.leader}" if s.leader else ""
     return (
         f"#{s.id} {s.format} over {s.pool} ({s.entrants} entrants), "

@@ -20,13 +20,24 @@ from hill.tournaments.ledger import Ledger, LedgerChange, LedgerStore, Scheduled
 from hill.tournaments.plan import TournamentPlan, result_json
 
 Progress = Callable[[int, int], None]  # (matches committed, matches expected)
+# called between two pieces of work: it may wait (while a player's request
+# is open), or raise to stop there (the bot stops, the tournament was
+# cancelled); whatever was written is a state to resume from
+Checkpoint = Callable[[], None]
 WRITE_INTERVAL = 0.2  # seconds between writes of committed results
+WRITE_MOST = 5000  # committed results written together at most (a short write)
+CHECK_EVERY = 256  # results between two checkpoints
+# a round's matches are played a block at a time: what a block needs (its
+# pairs, the matches waiting for each) is a few megabytes, where a round
+# robin of 1,000 at once needed a hundred
+BLOCK = 20_000
 
 
 class Tournament:
     """One tournament over `programs` (entrant name -> code), kept in `store`,
     its jousts played by `jousts` (default: an arena on every local core)
-    unless `known` has them already."""
+    unless `known` has them already; `checkpoint` is called between pieces
+    of its work (see Checkpoint)."""
 
     def __init__(
         self,
@@ -35,8 +46,10 @@ class Tournament:
         store: LedgerStore,
         jousts: Arena | None = None,
         known: arena.Results | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> None:
         self.plan = plan
+        self.checkpoint = checkpoint or (lambda: None)
         self.store = store
         self.arena = jousts or Arena()
         self.hashes = {name: arena.code_hash(programs[name]) for name in plan.entrants}
@@ -44,8 +57,11 @@ class Tournament:
         # jousts known (e.g. the hill's, from storage) and played: none is played twice
         self.results = known if known is not None else arena.Results()
         self.ledger = Ledger.replay(store.read())
-        # a restart: matches checked out without a result go back to the queue
-        self.store.write(list(self.ledger.requeue_checked_out()))
+        # a restart: matches checked out without a result go back to the
+        # queue.  The store need not hear it: it keeps them checked out,
+        # which every start reads as queued, and the checkout that follows
+        # would only write them back (a round robin's: half a million rows)
+        self.stored_out = {match.key for match in self.ledger.requeue_checked_out()}
 
     @property
     def ended(self) -> str | None:
@@ -55,6 +71,7 @@ class Tournament:
     def run(self, progress: Progress | None = None) -> None:
         """Play until the end (from wherever the store left off)."""
         while self.ledger.ended is None:
+            self.checkpoint()
             if self.ledger.round_complete():
                 self._open_next_round()
             else:
@@ -72,19 +89,35 @@ class Tournament:
 
     def _play_current_round(self, progress: Progress | None) -> None:
         matches = self.ledger.check_out()
-        self.store.write(list(matches))
+        self.store.write([match for match in matches if match.key not in self.stored_out])
+        self.stored_out.clear()
+        with WriteBehind(self.store) as writes:
+            for start in range(0, len(matches), BLOCK):
+                self._play_block(matches[start : start + BLOCK], writes, progress)
+
+    def _play_block(
+        self, matches: Sequence[ScheduledMatch], writes: WriteBehind, progress: Progress | None
+    ) -> None:
+        """Commit checked-out matches: from the jousts known (stored, or
+        played already), else played; a joust serves every match of its
+        pair (two entrants may have the same code)."""
         waiting: dict[Pair, list[tuple[ScheduledMatch, int]]] = defaultdict(list)
         for match in matches:
             pair, sign = arena.oriented(self.hashes[match.a], self.hashes[match.b])
             waiting[pair].append((match, sign))
-        with WriteBehind(self.store) as writes:
-            for pair in [pair for pair in waiting if pair in self.results]:  # known, a rematch
-                margin = int(self.results.between(*pair).sum())
-                writes.add(self._commit(waiting.pop(pair), margin, progress))
-            for pair, result in self.arena.play(list(waiting), self.code.__getitem__):
-                played = Played(pair, result)
-                self.results.add([played])
-                writes.add(self._commit(waiting.pop(pair), result.score, progress), played)
+        known = [pair for pair in waiting if pair in self.results]
+        for done, pair in enumerate(known):
+            if done % CHECK_EVERY == 0:
+                self.checkpoint()
+            margin = int(self.results.between(*pair).sum())
+            writes.add(self._commit(waiting.pop(pair), margin, progress))
+        jousts = self.arena.play(list(waiting), self.code.__getitem__)
+        for done, (pair, result) in enumerate(jousts, 1):
+            if done % CHECK_EVERY == 0:
+                self.checkpoint()
+            played = Played(pair, result)
+            self.results.add([played])
+            writes.add(self._commit(waiting.pop(pair), result.score, progress), played)
         if waiting:
             raise RuntimeError(f"the executor left {len(waiting)} jousts unplayed")
 
@@ -110,9 +143,9 @@ class Tournament:
 
 class WriteBehind:
     """Committed results written to the store together, every WRITE_INTERVAL
-    seconds and on leaving (an error too): one transaction per result would
-    cost more than many jousts. A crash loses at most the last interval's
-    results, and those matches are played again."""
+    seconds (or WRITE_MOST results) and on leaving (an error too): one
+    transaction per result would cost more than many jousts. A crash loses
+    at most the last interval's results, and those matches are played again."""
 
     def __init__(self, store: LedgerStore) -> None:
         self.store = store
@@ -124,7 +157,7 @@ class WriteBehind:
         self.pending += changes
         if played is not None:
             self.played.append(played)
-        if time.monotonic() - self.written >= WRITE_INTERVAL:
+        if len(self.pending) >= WRITE_MOST or time.monotonic() - self.written >= WRITE_INTERVAL:
             self.flush()
 
     def flush(self) -> None:

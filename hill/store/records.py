@@ -16,31 +16,35 @@ Its jousts are the hill's own (hill.store.tables.Joust, kept by content): a
 tournament reuses every joust stored and stores each one it plays.
 
 `HillLedgerStore` is the ledger store of one tournament, written by the
-tournament's writer (hill.writers.tournaments) under the hill's lock; the
-read functions at the bottom give plain data to the web, the CLI and the bot.
+tournament's writer (hill.writers.tournaments) under the hill's lock, in
+short transactions; the read functions at the bottom give plain data to
+the web, the CLI and the bot.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from hill.engine.arena import Played
+from hill.errors import TournamentError
+from hill.rules.contests import contest_of_pool
 from hill.rules.events import iso_utc, utcnow
 from hill.store.database import Database
-from hill.store.jousts import store_jousts
-from hill.store.ledger_rows import stored_changes, write_statement
+from hill.store.jousts import JoustRows, joust_rows, store_joust_rows
+from hill.store.ledger_rows import slices, stored_changes, write_statements
 from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Ledger, LedgerChange, MatchStatus
 from hill.tournaments.match import MatchResult, Round
 from hill.tournaments.plan import TournamentPlan, result_json
+
+CANCELLED = "cancelled"  # how a cancelled tournament's end begins: "cancelled by carol"
 
 
 def add_tournament(
@@ -58,11 +62,29 @@ def add_tournament(
     )
     session.add(row)
     session.flush()
-    session.add_all(
-        EntrantRow(tournament_id=row.id, seat=seat, name=name, code_hash=code_hash)
+    entrants = [
+        {"tournament_id": row.id, "seat": seat, "name": name, "code_hash": code_hash}
         for seat, (name, code_hash) in enumerate(zip(plan.entrants, hashes, strict=True))
-    )
+    ]
+    session.execute(insert(EntrantRow), entrants)
     return row.id
+
+
+def cancel(session: Session, tournament_id: int, by: str) -> None:
+    """End an unfinished tournament where it stands, as cancelled by `by`
+    (TournamentError if there is none, or it is over already)."""
+    row = session.get(TournamentRow, tournament_id)
+    if row is None:
+        raise TournamentError(f"there is no tournament {tournament_id}")
+    if row.ended is not None:
+        raise TournamentError(f"tournament {tournament_id} is over already: {row.ended}")
+    contest = contest_of_pool(row.pool)
+    if contest is not None:  # its results are published whole, or not at all
+        raise TournamentError(
+            f"tournament {tournament_id} plays contest {contest}: it is not cancelled"
+        )
+    row.ended = f"{CANCELLED} by {by}"
+    row.finished_at = utcnow()
 
 
 def plan_of(row: TournamentRow, entrants: Sequence[EntrantRow]) -> TournamentPlan:
@@ -87,51 +109,68 @@ def unfinished(session: Session) -> list[int]:
     return list(session.scalars(query.order_by(TournamentRow.id)))
 
 
-class HillLedgerStore:
-    """The ledger store of tournament `tournament_id` in the hill's database:
-    each write is one transaction of `transaction` (the writer's, under the
-    hill's lock), with the jousts played for it, so a kill at any moment
-    loses nothing committed."""
+# jousts stored in one piece, with their statistics (about 1 KB each)
+JOUSTS_A_PIECE = 250
 
-    def __init__(
-        self,
-        db: Database,
-        transaction: Callable[[], AbstractContextManager[Session]],
-        tournament_id: int,
-    ) -> None:
+# a write, in small pieces run in order in short transactions of the
+# writer's (hill.writers.lock.HillLock.in_short_transactions): any prefix
+# of the pieces committed is a consistent state
+ShortWrites = Callable[[Iterable[Callable[[Session], None]]], None]
+
+
+class HillLedgerStore:
+    """The ledger store of tournament `tournament_id` in the hill's database.
+    A write (with the jousts played for it) may be half a million rows: it
+    goes in pieces through `writes` (the writer's short transactions under
+    the hill's lock), the jousts first, then the ledger's changes in an
+    order whose every prefix is consistent (hill.store.ledger_rows), so a
+    kill at any moment loses nothing committed and leaves nothing half done."""
+
+    def __init__(self, db: Database, writes: ShortWrites, tournament_id: int) -> None:
         self.db = db
-        self.transaction = transaction
+        self.writes = writes
         self.id = tournament_id
 
     def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
-        with self.transaction() as session:
-            store_jousts(session, played)
-            for change in changes:
-                session.execute(self._upsert(change))
+        # the jousts' rows are made before any transaction (their statistics are packed)
+        jousts = [joust_rows(part) for part in slices(list(played), JOUSTS_A_PIECE)]
+        self.writes(self._pieces(changes, jousts))
+
+    def _pieces(
+        self, changes: list[LedgerChange], jousts: list[JoustRows]
+    ) -> Iterator[Callable[[Session], None]]:
+        for rows in jousts:
+            yield lambda session, rows=rows: store_joust_rows(session, rows)
+        key = {"tournament_id": self.id}
+        for statement, rows in write_statements(changes, RoundRow, MatchRow, self._end, key):
+            yield lambda session, statement=statement, rows=rows: session.execute(statement, rows)
 
     def read(self) -> list[LedgerChange]:
         with self.db.session() as session:
             return _changes(session, self.id)
 
-    def _upsert(self, change: LedgerChange) -> Any:
-        return write_statement(change, RoundRow, MatchRow, self._end, {"tournament_id": self.id})
-
     def _end(self, reason: str) -> Any:
+        """The end, unless it ended already (an admin cancelled it meanwhile)."""
         return (
             TournamentRow.__table__.update()
-            .where(TournamentRow.id == self.id)
+            .where(TournamentRow.id == self.id, TournamentRow.ended.is_(None))
             .values(ended=reason, finished_at=utcnow())
         )
 
 
 def _changes(session: Session, tournament_id: int) -> list[LedgerChange]:
     """The ledger's changes as stored: rounds, their matches, the end."""
-    rounds = select(RoundRow).where(RoundRow.tournament_id == tournament_id)
-    matches = select(MatchRow).where(MatchRow.tournament_id == tournament_id)
+    rounds = select(RoundRow.number, RoundRow.bye).where(RoundRow.tournament_id == tournament_id)
+    matches = select(
+        MatchRow.round, MatchRow.board, MatchRow.a, MatchRow.b, MatchRow.status, MatchRow.margin
+    ).where(MatchRow.tournament_id == tournament_id)
     ended = session.scalar(select(TournamentRow.ended).where(TournamentRow.id == tournament_id))
     return stored_changes(
-        session.scalars(rounds.order_by(RoundRow.number)),
-        session.scalars(matches.order_by(MatchRow.round, MatchRow.board)),
+        session.execute(rounds.order_by(RoundRow.number)),
+        # streamed: half a million rows fetched at once would be 100 MB of them
+        session.execute(
+            matches.order_by(MatchRow.round, MatchRow.board).execution_options(yield_per=10_000)
+        ),
         ended,
     )
 
@@ -160,6 +199,11 @@ class TournamentSummary:
     @property
     def running(self) -> bool:
         return self.ended is None
+
+    @property
+    def cancelled(self) -> bool:
+        """An admin cancelled it: its result is what was committed by then."""
+        return self.ended is not None and self.ended.startswith(f"{CANCELLED} ")
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)

@@ -105,6 +105,16 @@ class RequestBook:
                 row.attempts += 1
             return row
 
+    def requeue(self, request_id: int) -> None:
+        """A started request the storage could not take (the disk full)
+        waits again, its start not counted (it is no sign of a crash)."""
+        with self.db.transaction() as session:
+            session.execute(
+                update(Request)
+                .where(Request.id == request_id, Request.state == RequestState.RUNNING)
+                .values(state=RequestState.QUEUED, attempts=Request.attempts - 1)
+            )
+
     def fail(self, request_id: int, refusal: str) -> Outcome:
         """Mark a request refused (nothing on the hill changed); its outcome."""
         outcome = Outcome(refusal)

@@ -22,7 +22,7 @@ from sqlalchemy.exc import DatabaseError
 
 from hill.engine.arena import Played
 from hill.errors import TournamentError
-from hill.store.ledger_rows import stored_changes, write_statement
+from hill.store.ledger_rows import stored_changes, write_statements
 from hill.tournaments.ledger import LedgerChange
 
 metadata = MetaData()
@@ -94,8 +94,8 @@ class StateFile:
     def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None:
         """The changes in one transaction (jousts are not kept here)."""
         with self.engine.begin() as connection:
-            for change in changes:
-                connection.execute(_upsert(change))
+            for statement, rows in write_statements(changes, rounds_table, matches_table, _end):
+                connection.execute(statement, rows)
 
     def read(self) -> list[LedgerChange]:
         with self.engine.connect() as connection:
@@ -108,10 +108,6 @@ class StateFile:
 
     def close(self) -> None:
         self.engine.dispose()
-
-
-def _upsert(change: LedgerChange) -> Any:
-    return write_statement(change, rounds_table, matches_table, _end)
 
 
 def _end(reason: str) -> Any:

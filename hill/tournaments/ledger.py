@@ -7,14 +7,15 @@ opened only when every match of the current one is committed. On a restart,
 matches checked out without a result go back to the queue.
 
 Each change returns what it changed (`LedgerChange`s), which a `LedgerStore`
-writes; `MemoryStore` keeps them in memory, a SQLite store can write the
-same changes in one transaction each.
+writes; `MemoryStore` keeps them in memory, a SQLite store writes them in
+one transaction or, when they are many, in several short ones whose every
+prefix is a consistent ledger (hill.store.ledger_rows).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
@@ -29,7 +30,7 @@ class MatchStatus(StrEnum):
     COMMITTED = "committed"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a round robin of 1,000 keeps half a million
 class ScheduledMatch:
     """A match of a round: `board` is its place in the round (0-based)."""
 
@@ -43,6 +44,11 @@ class ScheduledMatch:
     @property
     def key(self) -> tuple[int, int]:
         return self.round, self.board
+
+    def now(self, status: MatchStatus, margin: int | None = None) -> ScheduledMatch:
+        """The same match in `status` (with `margin`); built directly, as
+        dataclasses.replace costs several times more (half a million a round)."""
+        return ScheduledMatch(self.round, self.board, self.a, self.b, status, margin)
 
     def result(self) -> MatchResult:
         if self.margin is None:
@@ -127,7 +133,7 @@ class Ledger:
             return match
         if match.status is not MatchStatus.CHECKED_OUT:
             raise LedgerError(f"match {key} is {match.status}, not checked out")
-        changed = replace(match, status=MatchStatus.COMMITTED, margin=margin)
+        changed = match.now(MatchStatus.COMMITTED, margin)
         self._apply(changed)
         return changed
 
@@ -142,26 +148,31 @@ class Ledger:
         self._apply(TournamentEnded(reason))
         return TournamentEnded(reason)
 
-    def played_rounds(self) -> list[Round]:
-        """The committed rounds as plain data for the rules."""
+    def played_rounds(self, *, partial: bool = False) -> list[Round]:
+        """The committed rounds as plain data for the rules; with `partial`,
+        then the committed matches of the first round not complete (the
+        result of a tournament cut short)."""
         rounds = []
         for number in sorted(self.byes):
             matches = self.round_matches(number)
-            if any(m.status is not MatchStatus.COMMITTED for m in matches):
+            done = [m for m in matches if m.status is MatchStatus.COMMITTED]
+            if len(done) < len(matches) and not (partial and done):
                 break
-            results = tuple(m.result() for m in matches)
-            rounds.append(Round(number, self.byes[number], results))
+            rounds.append(Round(number, self.byes[number], tuple(m.result() for m in done)))
+            if len(done) < len(matches):
+                break
         return rounds
 
     def _checked(self, match: ScheduledMatch, status: MatchStatus) -> ScheduledMatch:
-        changed = replace(match, status=status)
+        changed = match.now(status, match.margin)
         self._apply(changed)
         return changed
 
 
 class LedgerStore(Protocol):
-    """Where a ledger's changes are kept: each `write` all or nothing, with
-    the jousts played for them (a store that keeps jousts keeps those too)."""
+    """Where a ledger's changes are kept: each `write` all or nothing, or
+    in pieces of which any prefix kept is a consistent ledger, with the
+    jousts played for them (a store that keeps jousts keeps those too)."""
 
     def write(self, changes: list[LedgerChange], played: Sequence[Played] = ()) -> None: ...
 

@@ -88,9 +88,10 @@ class TournamentPlan:
 
 
 def result_json(plan: TournamentPlan, ledger: Ledger) -> dict[str, Any]:
-    """The result so far (its committed rounds) in the tool contract of
+    """The result so far (its committed rounds; once it is over, cancelled
+    mid-round say, every committed match) in the tool contract of
     docs/tournaments.md (field names exactly)."""
-    rounds = ledger.played_rounds()
+    rounds = ledger.played_rounds(partial=ledger.ended is not None)
     result: dict[str, Any] = {
         "format": plan.format,
         "seed": plan.seed,

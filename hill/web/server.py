@@ -25,9 +25,9 @@ from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.errors import BadRequest, Busy, NotFound
+from hill.errors import BadRequest, Busy, NotFound, storage_trouble
 from hill.layout import DataFolder
-from hill.logs import configure_logging
+from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
@@ -73,6 +73,9 @@ SECURITY_HEADERS = {
 
 # paths that answer text, errors included
 TEXT_PATHS = ("/source/", "/code/", "/hill.git/")
+# the hill's storage failing (the disk full, say), for every page of the process
+STORAGE = Trouble("the web report")
+STORAGE_RETRY_SECONDS = 60
 
 
 def error_page(request: web.Request, status: int, message: str) -> web.Response:
@@ -113,9 +116,15 @@ async def errors(request: web.Request, handler: web.Handler) -> web.StreamRespon
             raise
         message = "no such page" if error.status == 404 else error.reason
         return error_page(request, error.status, message)
-    except Exception:
-        log.exception("error serving %s", request.path_qs)
-        return error_page(request, 500, "something went wrong on the hill's side")
+    except Exception as error:
+        trouble = storage_trouble(error)  # the disk full, say: one log line per interval
+        if trouble is None:
+            log.exception("error serving %s", request.path_qs)
+            return error_page(request, 500, "something went wrong on the hill's side")
+        STORAGE.struck(trouble)
+        response = error_page(request, 503, f"{trouble}: try again in a few minutes")
+        response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
+        return response
 
 
 async def security_headers(_request: web.Request, response: web.StreamResponse) -> None:

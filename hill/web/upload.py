@@ -22,7 +22,8 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull
+from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull, storage_trouble
+from hill.logs import Trouble
 from hill.rules.events import iso_utc
 from hill.rules.programs import check_program
 from hill.rules.requests import OPEN, answer_text
@@ -56,6 +57,7 @@ class Uploads:
         count = (self.failures.get(token) or 0) + 1
         self.failures.put(token, count)
         return count >= FAILURES_ALLOWED
+    trouble: Trouble = field(default_factory=lambda: Trouble("the upload form"))
 
 
 UPLOADS = web.AppKey("uploads", Uploads)
@@ -145,6 +147,14 @@ async def upload(request: web.Request) -> web.Response:
     except QueueFull:
         busy = "the hill is busy: the queue is full; try again in a minute"
         return _page(request, state, 503, error=busy, code=_text(code))
+    except Exception as error:
+        trouble = storage_trouble(error)  # the disk full, say: the link is not used up
+        if trouble is None:
+            raise
+        uploads.trouble.struck(trouble)
+        told = f"{trouble}: nothing was recorded and the link still works; send it again later"
+        return _page(request, state, 503, error=told, code=_text(code))
+    uploads.trouble.cleared()
     raise web.HTTPSeeOther(request.path)
 
 

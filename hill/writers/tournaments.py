@@ -2,21 +2,29 @@
 hill's pools (hill.store.pools) and plays it (hill.play.tournament) through
 an arena, storing its ledger and the jousts it plays in the hill's database
 under the hill's lock (hill.store.records), as the hill's writer and the
-ladder do.
+ladder do: in short transactions (hill.writers.lock), so that a round of
+half a million matches never keeps a player's request waiting.
 
 Every joust the hill has stored is known before the first is played, so a
 tournament over the hill plays none; those it plays are stored for the hill
 and the ladder.  Killed at any moment, a tournament loses at most the last
 fraction of a second of results (hill.play.tournament.WriteBehind), and
 `run` of the same id finishes it with exactly the result it would have had.
+An admin may cancel one (`cancel`): whoever plays it stops within a second
+(Cancelled), and its result is the matches committed by then.
 """
 
 from __future__ import annotations
 
+import functools
+import time
+
+from sqlalchemy import select
+
 from hill.engine import arena
 from hill.engine.arena import Arena
-from hill.errors import TournamentError
-from hill.play.tournament import Progress, Tournament
+from hill.errors import Cancelled, TournamentError
+from hill.play.tournament import Checkpoint, Progress, Tournament
 from hill.store.jousts import load_jousts
 from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
@@ -24,6 +32,7 @@ from hill.store.records import (
     HillLedgerStore,
     TournamentView,
     add_tournament,
+    cancel,
     entrants_of,
     plan_of,
     tournament,
@@ -33,6 +42,8 @@ from hill.store.tables import TournamentRow
 from hill.tournaments.criteria import CRITERIA
 from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
 from hill.writers.hill import Hill
+
+CANCEL_POLL_SECONDS = 0.5  # how often a tournament being played looks for its cancellation
 
 
 class HillTournaments:
@@ -75,17 +86,26 @@ class HillTournaments:
         tournament_id: int,
         progress: Progress | None = None,
         jousts: Arena | None = None,
+        checkpoint: Checkpoint | None = None,
     ) -> TournamentView:
         """Play tournament `tournament_id` from wherever it stands to its end
         (on `jousts`, default the hill's arena); its final view."""
-        self.prepare(tournament_id, jousts).run(progress)
+        self.prepare(tournament_id, jousts, checkpoint).run(progress)
         view = tournament(self.hill.db, tournament_id)
         assert view is not None
         return view
 
-    def prepare(self, tournament_id: int, jousts: Arena | None = None) -> Tournament:
+    def prepare(
+        self,
+        tournament_id: int,
+        jousts: Arena | None = None,
+        checkpoint: Checkpoint | None = None,
+    ) -> Tournament:
         """The stored tournament, ready to play on: its checked-out matches
-        are queued again and every stored joust among its entrants is known."""
+        are queued again and every stored joust among its entrants is known.
+        Between pieces of its work, `checkpoint` is called (it may wait, or
+        raise to stop) and a cancellation is looked for (Cancelled)."""
+        watch = CancelWatch(self.hill, tournament_id, checkpoint)
         with self.hill.db.session() as session:
             row = session.get(TournamentRow, tournament_id)
             if row is None:
@@ -95,10 +115,48 @@ class HillTournaments:
             codes = {e.code_hash: code_by_hash(session, e.code_hash) for e in entrants}
             programs = {e.name: codes[e.code_hash] for e in entrants}
             known = load_jousts(session, codes)
-        store = HillLedgerStore(self.hill.db, self.hill.lock.transaction, tournament_id)
-        return Tournament(plan, programs, store, jousts or self.hill.arena, known)
+        writes = functools.partial(self.hill.lock.in_short_transactions, between=watch)
+        store = HillLedgerStore(self.hill.db, writes, tournament_id)
+        return Tournament(plan, programs, store, jousts or self.hill.arena, known, watch)
+
+    def cancel(self, tournament_id: int, by: str) -> TournamentView:
+        """End an unfinished tournament where it stands, cancelled by `by`
+        (TournamentError if there is none, or it is over); its view, the
+        matches committed so far as its result.  Whoever plays it stops
+        within CANCEL_POLL_SECONDS."""
+        with self.hill.lock.transaction() as session:
+            cancel(session, tournament_id, by)
+        view = tournament(self.hill.db, tournament_id)
+        assert view is not None
+        return view
 
     def unfinished(self) -> list[int]:
         """The tournaments to play on (after a restart), oldest first."""
         with self.hill.db.session() as session:
             return unfinished(session)
+
+
+class CancelWatch:
+    """A tournament's checkpoint: the caller's (`inner`), then, at most
+    every CANCEL_POLL_SECONDS, a look at whether an admin cancelled it."""
+
+    def __init__(self, hill: Hill, tournament_id: int, inner: Checkpoint | None) -> None:
+        self.hill = hill
+        self.id = tournament_id
+        self.inner = inner
+        self.looked = time.monotonic()
+        self.ended = self._ended()  # a tournament over already is played no more anyway
+
+    def __call__(self) -> None:
+        if self.inner is not None:
+            self.inner()
+        if time.monotonic() - self.looked < CANCEL_POLL_SECONDS:
+            return
+        self.looked = time.monotonic()
+        ended = self._ended()
+        if ended != self.ended:
+            raise Cancelled(f"tournament {self.id} was {ended}")
+
+    def _ended(self) -> str | None:
+        with self.hill.db.session() as session:
+            return session.scalar(select(TournamentRow.ended).where(TournamentRow.id == self.id))
