@@ -19,21 +19,16 @@ import argparse
 import fcntl
 import statistics
 import subprocess
-import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from history import program
-from trace_load import Prober, Sampler, prober_once_joined
+from trace_load import Watch, start_bot
 
-from bot.ircd import free_port, start_ngircd
 from hill.config import HillSettings
 from hill.history.repository import PACKING
 from hill.writers.hill import Hill
-
-CHANNEL = "#bfjoust"
 
 
 def build(data_dir: Path, commits: int) -> None:
@@ -85,50 +80,20 @@ def main() -> None:
         started = time.monotonic()
         build(folder / "var", args.commits)
         print(f"the history built in {time.monotonic() - started:.0f} s")
-        irc_port, web_port = free_port(), free_port()
-        ircd = start_ngircd(folder / "ircd", irc_port, [CHANNEL])
-        config = folder / "hill.toml"
-        config.write_text(
-            f'[hill]\ndata_dir = "var"\nsize = 10\n\n[irc]\nport = {irc_port}\n'
-            f'nick = "hillbot"\nchannels = ["{CHANNEL}"]\nmessages_per_second = 2.0\n\n'
-            f"[web]\nport = {web_port}\n\n[ladder]\nenabled = false\n"
-        )
-        with (folder / "bot.log").open("w") as log:
-            bot = subprocess.Popen(
-                [sys.executable, "-m", "hill", "bot", "--config", str(config)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
+        ircd, bot, irc_port, web_port = start_bot(folder, hill="size = 10\n")
         try:
-            prober = prober_once_joined(irc_port, web_port)
+            watch = Watch(bot.pid, irc_port, web_port, "its web process and git")
             print("the repository:", packed(folder / "var" / "hill-repo"))
-            alone, whole = Sampler([bot.pid], children=False), Sampler([bot.pid])
-            threads = [threading.Thread(target=t.run) for t in (alone, whole, prober)]
-            for thread in threads:
-                thread.start()
-            time.sleep(3)  # a baseline
-            before = (max(alone.samples), max(whole.samples))
-            calm = len(prober.latencies)
             url = f"http://127.0.0.1:{web_port}/hill.git"
-            results = clone_all(url, folder, args.clones)
-            time.sleep(3)
-            alone.running = whole.running = prober.running = False
-            for thread in threads:
-                thread.join()
-            report(results, prober, calm, before, (max(alone.samples), max(whole.samples)))
+            report(clone_all(url, folder, args.clones))
+            watch.report()
         finally:
             bot.terminate()
             bot.wait(timeout=60)
             ircd.stop()
 
 
-def report(
-    results: list[tuple[int, float, str]],
-    prober: Prober,
-    calm: int,
-    before: tuple[int, int],
-    peak: tuple[int, int],
-) -> None:
+def report(results: list[tuple[int, float, str]]) -> None:
     succeeded = [seconds for status, seconds, _ in results if status == 0]
     failures = {said.strip().splitlines()[-1] for status, _, said in results if status}
     print(
@@ -140,15 +105,6 @@ def report(
             f"  done after: median {statistics.median(succeeded):.2f} s,"
             f" slowest {max(succeeded):.2f} s"
         )
-    whats = ("the bot alone", "the bot with its git children")
-    for what, was, top in zip(whats, before, peak, strict=True):
-        print(f"memory of {what}: {was >> 20} MB before, peak {top >> 20} MB,", end=" ")
-        print(f"+{(top - was) >> 20} MB")
-    during = prober.latencies[calm:]
-    print(
-        f"IRC !bfjoust-rank during and after: {len(during)} answers, slowest {max(during):.2f} s,"
-        f" median {statistics.median(during):.2f} s; unanswered {prober.unanswered}"
-    )
 
 
 if __name__ == "__main__":

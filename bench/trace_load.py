@@ -8,7 +8,7 @@ first piece from /api/trace, then every other piece (waiting as told after a
 503).  It samples the bot's memory (RSS, with any child process) throughout
 and prints the figures; it asserts nothing.
 
-    .venv/bin/python bench/trace_load.py [--viewers 300] [--battles 84]
+    .venv/bin/python bench/trace_load.py [--viewers 300] [--battles 84] [--in-process]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from urllib.parse import urlencode
 import aiohttp
 import numpy as np
 
-from bot.ircd import free_port, listening, start_ngircd
+from bot.ircd import Ngircd, free_port, listening, start_ngircd
 from hill import engine
 from hill.config import HillSettings
 from hill.rules.names import from_file
@@ -161,6 +161,65 @@ def prober_once_joined(irc_port: int, web_port: int) -> Prober:
     return prober
 
 
+def start_bot(
+    folder: Path, hill: str = "", web: str = ""
+) -> tuple[Ngircd, subprocess.Popen[bytes], int, int]:
+    """ngircd and a real `bfjoust bot` on the hill in folder/var (its log in
+    folder/bot.log; `hill`, `web`: more keys of those sections, the ladder
+    off): the server, the bot, the IRC and web ports."""
+    irc_port, web_port = free_port(), free_port()
+    ircd = start_ngircd(folder / "ircd", irc_port, [CHANNEL])
+    config = folder / "hill.toml"
+    config.write_text(
+        f'[hill]\ndata_dir = "var"\n{hill}\n[irc]\nport = {irc_port}\nnick = "hillbot"\n'
+        f'channels = ["{CHANNEL}"]\nmessages_per_second = 2.0\n\n[web]\nport = {web_port}\n'
+        f"{web}\n[ladder]\nenabled = false\n"
+    )
+    with (folder / "bot.log").open("w") as log:
+        bot = subprocess.Popen(
+            [sys.executable, "-m", "hill", "bot", "--config", str(config)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    return ircd, bot, irc_port, web_port
+
+
+class Watch:
+    """While a load runs against a bot: a player asking on IRC every second
+    and the memory of the bot sampled, alone and with its children (its web
+    process, git); `report()` stops and prints both."""
+
+    def __init__(self, pid: int, irc_port: int, web_port: int, children: str) -> None:
+        self.children = children  # what the bot's children are, for the report
+        self.prober = prober_once_joined(irc_port, web_port)
+        self.alone, self.whole = Sampler([pid], children=False), Sampler([pid])
+        self.threads = [
+            threading.Thread(target=t.run) for t in (self.alone, self.whole, self.prober)
+        ]
+        for thread in self.threads:
+            thread.start()
+        time.sleep(3)  # a baseline
+        self.before = (max(self.alone.samples), max(self.whole.samples))
+        self.calm = len(self.prober.latencies)
+
+    def report(self) -> None:
+        time.sleep(3)
+        self.alone.running = self.whole.running = self.prober.running = False
+        for thread in self.threads:
+            thread.join()
+        peaks = (max(self.alone.samples), max(self.whole.samples))
+        whats = ("the bot alone", f"the bot with {self.children}")
+        for what, was, top in zip(whats, self.before, peaks, strict=True):
+            print(f"memory of {what}: {was >> 20} MB before, peak {top >> 20} MB,", end=" ")
+            print(f"+{(top - was) >> 20} MB")
+        during = self.prober.latencies[self.calm :]
+        print(
+            f"IRC !bfjoust-rank during and after: {len(during)} answers, slowest"
+            f" {max(during):.2f} s, median {statistics.median(during):.2f} s;"
+            f" unanswered {self.prober.unanswered}"
+        )
+
+
 @dataclass
 class Viewer:
     """One battle viewer's requests: statuses in order, and how long each took."""
@@ -212,9 +271,9 @@ def main() -> None:
     parser.add_argument("--battles", type=int, default=84)
     parser.add_argument("--rounds", type=int, default=1, help="floods one after the other")
     parser.add_argument(
-        "--separate-web",
+        "--in-process",
         action="store_true",
-        help="for comparison: the bot without its web report, and `bfjoust web` beside it",
+        help="for comparison: the web report on the bot's own event loop ([web] own_process)",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder_name:
@@ -224,61 +283,22 @@ def main() -> None:
         took = time.monotonic() - started
         print(f"the hill built in {took:.0f} s; {len(long)} battles of 100000 cycles")
         battles = long[: args.battles]
-        irc_port, web_port = free_port(), free_port()
-        ircd = start_ngircd(folder / "ircd", irc_port, [CHANNEL])
-        config = folder / "hill.toml"
-        config.write_text(
-            f'[hill]\ndata_dir = "var"\n\n[irc]\nport = {irc_port}\nnick = "hillbot"\n'
-            f'channels = ["{CHANNEL}"]\nmessages_per_second = 2.0\n\n[web]\nport = {web_port}\n'
-            f"enabled = {str(not args.separate_web).lower()}\n"
-        )
-        commands = [["bot"], ["web"]] if args.separate_web else [["bot"]]
-        processes = []
-        with (folder / "bot.log").open("w") as log:
-            for command in commands:
-                processes.append(
-                    subprocess.Popen(
-                        [sys.executable, "-m", "hill", *command, "--config", str(config)],
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                    )
-                )
+        own = f"own_process = {str(not args.in_process).lower()}\n"
+        ircd, bot, irc_port, web_port = start_bot(folder, web=own)
         try:
-            prober = prober_once_joined(irc_port, web_port)
-            sampler = Sampler([p.pid for p in processes])
-            threads = [threading.Thread(target=t.run) for t in (sampler, prober)]
-            for thread in threads:
-                thread.start()
-            time.sleep(3)  # a baseline
-            before = max(sampler.samples)
-            calm = list(prober.latencies)
+            watch = Watch(bot.pid, irc_port, web_port, "its web process")
             rounds = []
             for _ in range(args.rounds):
                 started = time.monotonic()
                 viewers = asyncio.run(flood(f"http://127.0.0.1:{web_port}", battles, args.viewers))
                 rounds.append((viewers, time.monotonic() - started))
-            time.sleep(3)
-            sampler.running = prober.running = False
-            for thread in threads:
-                thread.join()
             for i, (viewers, took) in enumerate(rounds):
                 print(f"round {i + 1}" + (" (the battles cached)" if i else ""))
                 report(viewers, took)
-            print(
-                f"memory (RSS of the bot, any web process, children): {before >> 20} MB before,"
-                f" peak {max(sampler.samples) >> 20} MB,"
-                f" growth {(max(sampler.samples) - before) >> 20} MB"
-            )
-            during = prober.latencies[len(calm) :]
-            print(
-                f"IRC !bfjoust-rank: {len(during)} answers during and after the flood, slowest"
-                f" {max(during):.2f} s, median {statistics.median(during):.2f} s;"
-                f" unanswered {prober.unanswered}"
-            )
+            watch.report()
         finally:
-            for process in processes:
-                process.terminate()
-                process.wait(timeout=30)
+            bot.terminate()
+            bot.wait(timeout=60)
             ircd.stop()
 
 

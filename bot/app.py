@@ -1,5 +1,5 @@
 """The bot's wiring: the hill, the runner of its requests, the IRC client,
-the commands, the web report on the same event loop, logging, the local IRC
+the commands, the web report (a child process, or on the same event loop), logging, the local IRC
 server (started, or found running), and the process's life: SIGINT and
 SIGTERM stop it cleanly."""
 
@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 
@@ -151,11 +152,7 @@ async def _serve(settings: Settings) -> None:
     running: asyncio.Task[None] | None = None
     try:
         if settings.web.enabled:
-            from hill.web.server import start_web  # loaded only when used
-
-            runner = await start_web(
-                hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
-            )
+            runner = await _start_web(settings, hill)
             print(f"The web report is at {settings.web.url}", flush=True)
         running = asyncio.create_task(bot.run())
         await stop.wait()
@@ -172,6 +169,23 @@ async def _serve(settings: Settings) -> None:
         await loop.shutdown_default_executor()
         hill.close()
         log.info("stopped")
+
+
+async def _start_web(settings: Settings, hill: Hill) -> Any:
+    """The web report: a child process of its own ([web] own_process, the
+    default: no page can slow IRC), or on this event loop; either has
+    `cleanup()`.  OSError if it cannot serve (its port is taken...)."""
+    if settings.web.own_process:
+        from hill.web.process import WebChild  # loaded only when used
+
+        child = WebChild(settings)
+        await child.start()
+        return child
+    from hill.web.server import start_web
+
+    return await start_web(
+        hill.queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
+    )
 
 
 def _stop_on_signal(stop: asyncio.Event, signum: int) -> None:

@@ -73,10 +73,17 @@ class WebSettings:
     enabled: bool = True
     bind: str = "127.0.0.1"
     port: int = 8080
-    public_url: str = ""  # the URL players are given; default http://bind:port/
+    public_url: str = ""  # the URL players are given; default http://bind:port/ (pages:
+    # the address the connection came to, never its Host header)
     trace_workers: int = 2  # battles traced at once for the viewer
     trace_queue: int = 16  # battles waiting to be traced; more are answered 503
     trace_cache_mb: int = 32  # traced battles kept (compressed), in MB
+    own_process: bool = True  # the bot serves the web from a child process of its own
+    max_connections: int = 500  # open at once (and never past the descriptors, less a reserve)
+    idle_seconds: float = 15.0  # a connection without a whole request for this long is closed
+    page_workers: int = 2  # pages built at once (each in a thread)
+    page_queue: int = 32  # pages waiting to be built; more are answered 503
+    page_cache_mb: int = 64  # built pages kept (compressed), in MB
 
     @property
     def url(self) -> str:
@@ -138,6 +145,11 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("web", "trace_workers"): (lambda v: 1 <= v <= 64, "from 1 to 64"),
     ("web", "trace_queue"): (lambda v: 0 <= v <= 10_000, "from 0 to 10000"),
     ("web", "trace_cache_mb"): (lambda v: 1 <= v <= 4096, "from 1 to 4096"),
+    ("web", "max_connections"): (lambda v: 8 <= v <= 100_000, "from 8 to 100000"),
+    ("web", "idle_seconds"): (lambda v: 1 <= v <= 3600, "from 1 to 3600"),
+    ("web", "page_workers"): (lambda v: 1 <= v <= 64, "from 1 to 64"),
+    ("web", "page_queue"): (lambda v: 0 <= v <= 10_000, "from 0 to 10000"),
+    ("web", "page_cache_mb"): (lambda v: 1 <= v <= 4096, "from 1 to 4096"),
     ("ladder", "jousts_per_hour"): (lambda v: 1 <= v <= 10_000_000, "from 1 to 10000000"),
     ("cluster", "scheduler"): (
         lambda v: not v or re.fullmatch(r"(tcp|tls)://[\w.\-\[\]:]+:\d{1,5}", v),

@@ -19,8 +19,9 @@ brackets):
     ├── LinkRefused             an upload link that takes no upload (unknown, used, expired)
     ├── web:
     │   ├── NotFound [LookupError] what a URL names does not exist
-    │   ├── Busy                too many battles are being traced
-    │   ├── BadUpload           the upload form's content cannot be a program
+    │   ├── Busy                too much work under way: try again shortly (503)
+    │   ├── BadRequest          a malformed request: a 4xx and why
+    │   │   └── BadUpload       the upload form's content cannot be a program
     │   └── GitUnavailable      git failed or took too long
     └── bot:
         ├── FetchError          a URL gave no program
@@ -121,19 +122,25 @@ class NotFound(Error, LookupError):
 
 
 class Busy(Error):
-    """Too many battles are being traced; try again in `retry_after` seconds."""
+    """Too much work of one kind under way (`what`: "battles are being
+    traced"); try again in `retry_after` seconds."""
 
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"too many battles are being traced; try again in {retry_after} s")
+    def __init__(self, retry_after: int, what: str = "battles are being traced") -> None:
+        super().__init__(f"too many {what}; try again in {retry_after} s")
         self.retry_after = retry_after
 
 
-class BadUpload(Error):
-    """The form's content cannot be a program; the message says why."""
+class BadRequest(Error):
+    """A malformed request (a body cut short, a bad form...): the message
+    says why on one line, `status` is the 4xx that says it."""
 
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+class BadUpload(BadRequest):
+    """The form's content cannot be a program; the message says why."""
 
 
 class GitUnavailable(Error):

@@ -1,17 +1,30 @@
 """The hill's history over HTTP: a stock git client clones, fetches and
-pulls it from the web report, shallow or whole, and can never push."""
+pulls it from the web report, shallow or whole, and can never push; a
+client that reads its answer slowly holds no turn at git."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
+import select
+import signal
+import socket
 import subprocess
+import threading
+import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 from support.webhill import Server, build_hill, get, git, reference_programs
+
+from hill.config import HillSettings
+from hill.web import git_http
+from hill.writers.hill import Hill
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +236,121 @@ def test_every_service_value_is_checked(served, query: str) -> None:
     assert reply.status in (403, 404)
     if "receive-pack" in query.split("&SERVICE")[0]:
         assert reply.status == 403 and "read-only" in reply.text
+
+
+def incompressible_program(size: int, seed: int) -> bytes:
+    """A valid program of `size` bytes, nearly all of them random comment
+    bytes (no instruction character), which no compression shrinks."""
+    comment = np.array([b for b in range(256) if chr(b) not in "+-<>.,[](){}*%0123456789"])
+    noise = np.random.default_rng(seed).choice(comment, size).astype(np.uint8).tobytes()
+    return b"(>)*9([-]>)*21" + noise
+
+
+def test_clients_that_read_slowly_hold_no_turn(tmp_path: Path) -> None:
+    """4 clones that stop reading (SIGSTOP) while a history of about 18 MB
+    comes to them (more than the sockets' buffers hold) take none of the
+    4 turns at git from the clone after them."""
+    size = 6 << 20
+    hill = Hill(HillSettings(data_dir=tmp_path / "hill", size=5, max_program_bytes=size + 64))
+    for number in range(3):
+        hill.challenge("big", f"p{number}", incompressible_program(size, number))
+    server = Server(hill)
+    stopped = []
+    try:
+        for number in range(4):
+            clone = subprocess.Popen(
+                ["git", "clone", "--quiet", f"{server.url}/hill.git", tmp_path / f"slow{number}"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(0.3)  # its request sent, its answer coming
+            clone.send_signal(signal.SIGSTOP)
+            stopped.append(clone)
+        started = time.monotonic()
+        git("clone", "--quiet", f"{server.url}/hill.git", tmp_path / "reader")
+        print(f"a clone beside 4 stopped ones: {time.monotonic() - started:.1f} s")
+        assert (tmp_path / "reader" / "big.p2.bfjoust").stat().st_size == size + 14
+    finally:
+        for clone in stopped:
+            clone.kill()
+            clone.wait()
+        server.stop()
+        hill.close()
+
+
+def trickle(url: str, stop: threading.Event) -> bytes:
+    """A fetch whose body comes a byte every 0.2 s (of 100,000 announced),
+    until the server answers or `stop`; the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    head = (
+        "POST /hill.git/git-upload-pack HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        "Content-Type: application/x-git-upload-pack-request\r\nContent-Length: 100000\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(head.encode())
+        while not stop.is_set():
+            if select.select([connection], [], [], 0.2)[0]:
+                break
+            try:
+                connection.sendall(b"0")
+            except OSError:
+                break
+        answer = b""
+        with contextlib.suppress(OSError):
+            while chunk := connection.recv(65536):
+                answer += chunk
+    return answer
+
+
+def test_clients_that_send_slowly_hold_no_turn(served, monkeypatch, tmp_path: Path) -> None:
+    """8 fetches trickling their request (twice the turns at git) take no
+    turn from a clone beside them; each is cut off with a 408 once it has
+    taken BODY_SECONDS."""
+    server, hill = served
+    monkeypatch.setattr(git_http, "BODY_SECONDS", 5.0)
+    stop = threading.Event()
+    with ThreadPoolExecutor(8) as pool:
+        trickling = [pool.submit(trickle, server.url, stop) for _ in range(8)]
+        try:
+            time.sleep(1)
+            started = time.monotonic()
+            clone = tmp_path / "clone"
+            git("clone", "--quiet", f"{server.url}/hill.git", clone)
+            took = time.monotonic() - started
+            still = sum(not t.done() for t in trickling)
+            answers = [t.result(timeout=30) for t in trickling]
+        finally:
+            stop.set()
+    print(f"a clone beside 8 trickling fetches: {took:.1f} s")
+    assert commits(clone) == commits(hill.settings.data_dir / "hill-repo")
+    assert still == 8  # they were all there while it cloned
+    assert all(a.startswith(b"HTTP/1.1 408 ") for a in answers), [a[:100] for a in answers]
+
+
+def test_the_writers_refs_are_not_served(served, tmp_path: Path) -> None:
+    """refs/hill/* (a history the writer set aside) are neither listed nor
+    fetched by name, nor mirrored."""
+    server, hill = served
+    origin = hill.settings.data_dir / "hill-repo"
+    aside = git("commit-tree", "-p", "HEAD", "-m", "set aside", "HEAD^{tree}", cwd=origin).strip()
+    git("update-ref", "refs/hill/diverged-1", aside, cwd=origin)
+    try:
+        clone = tmp_path / "clone"
+        git("clone", "--quiet", f"{server.url}/hill.git", clone)
+        for protocol in ("0", "2"):
+            said = git(
+                "-c",
+                f"protocol.version={protocol}",
+                "fetch",
+                "origin",
+                "refs/hill/diverged-1",
+                cwd=clone,
+                check=False,
+            )
+            assert "couldn't find remote ref" in said, said
+        mirror = tmp_path / "mirror"
+        git("clone", "--quiet", "--mirror", f"{server.url}/hill.git", mirror)
+        assert "refs/hill/" not in git("for-each-ref", cwd=mirror)
+        assert "refs/heads/main" in git("for-each-ref", cwd=mirror)
+    finally:
+        git("update-ref", "-d", "refs/hill/diverged-1", cwd=origin)

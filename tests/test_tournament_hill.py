@@ -281,11 +281,14 @@ def test_the_listing_follows_each_tournament_by_its_progress_mark(tmp_path: Path
     assert progress_mark(hill.db, first) == (0, 0, None)
     assert progress_mark(hill.db, 999) is None
     reader = TournamentReader(hill.db)
-    before = asyncio.run(reader.listing())["tournaments"]
+    listed = asyncio.run(reader.listing())  # a View: the marks it depends on, its data
+    before = listed.build()["tournaments"]
     assert [t["matches_committed"] for t in before] == [0, 0]
     service.run(first, jousts=Arena(jobs=1))
     assert progress_mark(hill.db, first) == (28, 1, "complete")
-    after = asyncio.run(reader.listing())
+    changed = asyncio.run(reader.listing())
+    assert changed.key != listed.key  # so the page is built again
+    after = changed.build()
     assert after == {"tournaments": [tournament_data.summary(s) for s in tournaments(hill.db)]}
     assert [t["matches_committed"] for t in after["tournaments"]] == [0, 28]
     reader.close()

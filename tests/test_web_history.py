@@ -311,6 +311,7 @@ def test_every_route_sends_the_security_headers(served: Served) -> None:
         "path": "info/refs?service=git-upload-pack",
         "token": "x" * 20,
         "id": "1",  # a tournament (there is none: a 404)
+        "round": "1",
     }
     app = create_app(served.queries, HillSettings(data_dir=served.folder / "var"), WebSettings())
     paths = set()

@@ -12,7 +12,6 @@ import re
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +24,7 @@ from support import ircservers
 from support.botharness import CHANNEL, run, wait_until
 from support.botprocess import BotProcess
 from support.ircclient import IrcTestClient
+from support.webbot import player, site, upload_link, web_up
 from support.webhill import chromium, console_errors, css, load
 
 from bot.ircd import Ngircd, free_port
@@ -36,24 +36,8 @@ LONG = "(>)*9([-]>)*21\n" + "\n".join(f"(+)*{n}(-)*{n}" for n in range(1, 80)) +
 _numbers = itertools.count(1)
 
 
-def site(web_port: int) -> str:
-    return f"http://127.0.0.1:{web_port}/"
-
-
 def web_of(bot: BotProcess) -> str:
     return site(int(bot.config.read_text().split("[web]")[1].split("port = ")[1].split()[0]))
-
-
-def web_up(url: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -81,31 +65,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chro
     driver = chromium(tmp_path_factory.mktemp("chromium"))
     yield driver
     driver.quit()
-
-
-async def player(nick: str, port: int, bot: str) -> IrcTestClient:
-    """A player in the channel, once the bot is there too."""
-    client = await IrcTestClient(nick).connect(port)
-    await client.join(CHANNEL)
-    await client.expect(
-        lambda m: (
-            (m.command == "JOIN" and m.nick == bot)
-            or (m.command == "353" and bot in m.text.split())
-        ),
-        30,
-    )
-    return client
-
-
-async def upload_link(client: IrcTestClient, bot: str, target: str, args: str) -> str:
-    """Ask for a link (in `target`); it comes in private (see `notice`)."""
-    client.say(target, f"!bfjoust-upload {args}")
-    notice = await client.expect(
-        lambda m: m.nick == bot and m.command == "NOTICE" and "/upload/" in m.text, 20
-    )
-    match = re.search(r"(http://\S+/upload/[A-Za-z0-9_-]{32,})", notice.text)
-    assert match, notice.text
-    return match[1]
 
 
 def notice(client: IrcTestClient, link: str) -> str:

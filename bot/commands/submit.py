@@ -9,8 +9,6 @@ is what a client sends first when it cuts a pasted program into lines."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import Context, command, did_you_mean
 from bot.fetch import is_url
@@ -42,7 +40,9 @@ async def submit(bot: Context, message: Incoming, args: str, kind: RequestKind) 
     bot.count(sender, owner)
     try:
         source = await bot.source(code)
-        await asyncio.to_thread(check_program, source, bot.settings.hill.max_program_bytes)
+        # on the request book's thread, in turn: a check on a thread of its
+        # own could end after a later player's and let it overtake
+        await bot.runner.in_turn(check_program, source, bot.settings.hill.max_program_bytes)
         await bot.ask(message, kind, owner, name, source)
     except NoInstruction as error:
         bot.limiter.refund(sender.key)

@@ -7,7 +7,7 @@ their battle statistics where they were played with them
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +25,19 @@ from hill.store.tables import Joust
 def load_jousts(session: Session, hashes: Iterable[str], results: Results | None = None) -> Results:
     """The stored jousts among the programs `hashes` (into `results`)."""
     results = results if results is not None else Results()
+    for left, right, stored in each_joust(session, hashes):
+        results.keep((left, right), stored)
+    return results
+
+
+def each_joust(session: Session, hashes: Iterable[str]) -> Iterator[tuple[str, str, bytes]]:
+    """The stored jousts among the programs `hashes`, one at a time, as kept
+    (left hash, right hash, encoded outcomes: hill.engine.arena)."""
     wanted = sorted(set(hashes))
     query = select(Joust.left_hash, Joust.right_hash, Joust.outcomes).where(
         Joust.left_hash.in_(wanted), Joust.right_hash.in_(wanted)
     )
-    for left, right, stored in session.execute(query):
-        results.keep((left, right), stored)
-    return results
+    yield from map(tuple, session.execute(query.execution_options(yield_per=4096)))
 
 
 def stored_outcomes(session: Session, pairs: Sequence[Pair]) -> dict[Pair, bytes]:
@@ -100,3 +106,10 @@ def read_jousts(db: Database, hashes: Iterable[str]) -> Results:
     """The stored jousts among the programs `hashes`, read in a session of its own."""
     with db.session() as session:
         return load_jousts(session, hashes)
+
+
+def stream_jousts(db: Database, hashes: Iterable[str]) -> Iterator[tuple[str, str, bytes]]:
+    """`each_joust` in a session of its own (a big tournament's pages read
+    half a million jousts without keeping them)."""
+    with db.session() as session:
+        yield from each_joust(session, hashes)

@@ -41,6 +41,7 @@ from hill.store.ledger_rows import slices, stored_changes, write_statements
 from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Ledger, LedgerChange, MatchStatus
+from hill.tournaments.match import MatchResult, Round
 from hill.tournaments.plan import TournamentPlan, result_json
 
 CANCELLED = "cancelled"  # how a cancelled tournament's end begins: "cancelled by carol"
@@ -282,20 +283,120 @@ def _view(session: Session, tournament_id: int) -> TournamentView:
     plan = plan_of(row, entrants)
     ledger = Ledger.replay(_changes(session, tournament_id))
     result = result_json(plan, ledger)
-    standings = result["standings"]
-    summary = TournamentSummary(
+    summary = _summary(row, plan, ledger.current_round, ledger.committed, result["standings"])
+    return TournamentView(summary, result, {e.name: e.code_hash for e in entrants})
+
+
+def _summary(
+    row: TournamentRow,
+    plan: TournamentPlan,
+    rounds_opened: int,
+    committed: int,
+    standings: Sequence[dict[str, Any]],
+) -> TournamentSummary:
+    return TournamentSummary(
         id=row.id,
         format=row.format,
         pool=row.pool,
         started_by=row.started_by,
         created_at=row.created_at,
         finished_at=row.finished_at,
-        entrants=len(entrants),
-        rounds_played=ledger.current_round,
+        entrants=len(plan.entrants),
+        rounds_played=rounds_opened,
         rounds_planned=plan.planned_rounds(),
-        matches_committed=ledger.committed,
+        matches_committed=committed,
         matches_expected=plan.expected_matches(),
-        leader=standings[0]["name"] if standings and ledger.committed else None,
+        leader=standings[0]["name"] if standings and committed else None,
         ended=row.ended,
     )
-    return TournamentView(summary, result, {e.name: e.code_hash for e in entrants})
+
+
+@dataclass(frozen=True)
+class SettledResult:
+    """A tournament's result so far, lean, for a big one's pages: its
+    summary, its complete rounds as the rules' plain data (no JSON of its
+    matches), the rest of its result in the tool contract (`format`,
+    `seed`, `entrants`, `ended`, the format's ranking: `standings`, ...)
+    and each entrant's code hash."""
+
+    summary: TournamentSummary
+    rounds: list[Round]
+    result: dict[str, Any]
+    programs: dict[str, str]
+
+
+def settled_result(db: Database, tournament_id: int) -> SettledResult | None:
+    """The tournament's result read row by row (no ORM object a match: a
+    round robin of 1,024 entrants has 523,776), as `tournament` reads it."""
+    with db.session() as session:
+        row = session.get(TournamentRow, tournament_id)
+        if row is None:
+            return None
+        entrants = entrants_of(session, tournament_id)
+        plan = plan_of(row, entrants)
+        byes = dict(
+            session.execute(
+                select(RoundRow.number, RoundRow.bye)
+                .where(RoundRow.tournament_id == tournament_id)
+                .order_by(RoundRow.number)
+            ).all()
+        )
+        matches = (
+            select(MatchRow.round, MatchRow.a, MatchRow.b, MatchRow.status, MatchRow.margin)
+            .where(MatchRow.tournament_id == tournament_id)
+            .order_by(MatchRow.round, MatchRow.board)
+            .execution_options(yield_per=10_000)  # rows a batch at a time, not all at once
+        )
+        played: dict[int, list[MatchResult]] = {number: [] for number in byes}
+        unsettled: set[int] = set()
+        committed = 0
+        names = {e.name: e.name for e in entrants}  # one string a name, not two a row
+        for number, a, b, status, margin in session.execute(matches):
+            if status == MatchStatus.COMMITTED:
+                committed += 1
+                if number not in unsettled:
+                    played[number].append(MatchResult(names[a], names[b], margin))
+            elif number not in unsettled:
+                unsettled.add(number)
+                played[number] = []
+    rounds = []
+    for number, bye in byes.items():  # the complete rounds, up to the first that is not
+        if number in unsettled:
+            break
+        rounds.append(Round(number, bye, tuple(played.pop(number))))
+    played.clear()
+    result: dict[str, Any] = {
+        "format": plan.format,
+        "seed": plan.seed,
+        "entrants": list(plan.entrants),
+        "ended": row.ended,
+        **plan.rules.ranking(plan, rounds),
+    }
+    summary = _summary(row, plan, max(byes, default=0), committed, result["standings"])
+    return SettledResult(summary, rounds, result, {e.name: e.code_hash for e in entrants})
+
+
+def settled_rounds(db: Database, tournament_id: int) -> int:
+    """How many rounds of the tournament have every match committed (what
+    its result is made of): a round opens only once the one before is
+    complete, so all those opened, less the last while it is under way."""
+    with db.session() as session:
+        opened = session.scalar(select(func.count()).where(RoundRow.tournament_id == tournament_id))
+        unsettled = session.scalar(
+            select(func.count()).where(
+                MatchRow.tournament_id == tournament_id,
+                MatchRow.status != MatchStatus.COMMITTED,
+            )
+        )
+        return int(opened or 0) - (1 if unsettled else 0)
+
+
+def tournament_size(db: Database, tournament_id: int) -> tuple[int, int] | None:
+    """A tournament's entrants and the matches it expects (None: no such
+    tournament), without reading its matches."""
+    with db.session() as session:
+        row = session.get(TournamentRow, tournament_id)
+        if row is None:
+            return None
+        plan = plan_of(row, entrants_of(session, tournament_id))
+        return len(plan.entrants), plan.expected_matches()

@@ -127,6 +127,20 @@ class UploadLinks:
             link.request_id = request.id
             return request
 
+    def expire(self, token: str) -> None:
+        """End an unused link now (too many failed uploads on it)."""
+        now = utcnow()
+        with self.db.transaction() as session:
+            session.execute(
+                update(UploadLink)
+                .where(
+                    UploadLink.token_hash == token_hash(token),
+                    UploadLink.used_at.is_(None),
+                    UploadLink.expires_at > now,
+                )
+                .values(expires_at=now)
+            )
+
 
 def _kind(link: UploadLink) -> RequestKind:
     """What a link's upload asks of the hill."""

@@ -79,12 +79,10 @@ async def test_strategy(request: web.Request) -> dict[str, Any]:
 @page("tournament-strategy", "strategy.html", routes)
 async def tournament_strategy(request: web.Request) -> dict[str, Any]:
     number = tournament_id(request)
-    detail = await request.app[TOURNAMENTS].page(number)
-    ranked = [row["name"] for row in detail["result"].get("standings", [])]
-    names = ranked or list(detail["result"]["entrants"])
+    names, programs, committed = await request.app[TOURNAMENTS].ranked(number)
     shown = names[: analytics_pages.MAX_MAP]
-    hashes = [detail["programs"][name] for name in shown]
-    key = ("tournament", number, detail["matches_committed"])
+    hashes = [programs[name] for name in shown]
+    key = ("tournament", number, committed)
     analysis, margins = await request.app[ANALYTICS].tournament(key, shown, hashes)
     ranks = list(range(1, len(shown) + 1))
     data = analytics_pages.strategy(analysis, margins, ranks, len(shown))

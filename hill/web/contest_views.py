@@ -99,7 +99,7 @@ async def contest_page(request: web.Request) -> dict[str, Any]:
         **dict.fromkeys(DETAIL),
     }
     if view.tournament_id is not None:
-        played = await request.app[TOURNAMENTS].page(view.tournament_id)
+        played = await request.app[TOURNAMENTS].whole(view.tournament_id)
         keys = ("matches_committed", "matches_expected", "percent")
         data["progress"] = {key: played[key] for key in keys}
         if view.state == ContestState.PLAYED:

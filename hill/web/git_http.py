@@ -5,7 +5,14 @@ with git), answers every request; this module only carries requests to it
 and its answers back, in a subprocess so the event loop never waits on git.
 Only the read side is reachable: fetches, clones (shallow ones too) and
 pulls.  A push is refused here, before git sees it, and http-backend would
-refuse it anyway (anonymous receive-pack is off by default).
+refuse it anyway (anonymous receive-pack is off by default).  Only the
+public history is served: the refs the writer keeps for itself
+(refs/hill/*, a history it set aside) are hidden (uploadpack.hideRefs):
+never listed, fetched by name or mirrored.  (Protocol v2 serves any
+commit the repository holds to a client that names it by its id, so a
+set-aside commit whose id was handed out before stays fetchable; it was
+public history.)  A request git cannot read (not its protocol) is a 400
+with git's own reason, in one log line.
 
 A burst of clones waits its turn: a few git processes run at once (at a
 lower priority than the bot), the others queue, bounded in number and in
@@ -13,6 +20,12 @@ time; git does not retry, so a 503 is kept for a queue that is full or
 too slow.  Each clone is cheap because the writer keeps the history in
 one pack with a reachability bitmap (hill.history): git sends that pack as
 it is rather than compressing every object again.
+
+No client holds a turn at its own pace: a request's body is read before it
+takes one, and git's whole answer is kept (in memory up to SPOOL_MEMORY,
+then in a temporary file) and the turn given back before the answer is
+sent, so a client that reads slowly (or not at all) holds only its
+connection, which is cut once it has read nothing for STALL_SECONDS.
 """
 
 from __future__ import annotations
@@ -22,10 +35,13 @@ import contextlib
 import logging
 import os
 import re
+import tempfile
 from pathlib import Path
+from typing import IO
 
 from aiohttp import web
 
+from hill.web.requestlog import note_bad_request
 from hill.web.urls import site_url
 
 log = logging.getLogger(__name__)
@@ -35,13 +51,22 @@ PREFIX = "/hill.git"
 SMART_PATHS = re.compile(r"/(info/refs|git-upload-pack)")
 READ_SERVICE = "git-upload-pack"
 MAX_REQUEST_BYTES = 8 << 20  # a fetch's negotiation: wants and haves
-TIME_LIMIT = 120.0  # seconds for one request, then git is stopped
+TIME_LIMIT = 120.0  # seconds for git to answer one request, then it is stopped
+SPOOL_MEMORY = 1 << 20  # of an answer kept in memory; the rest in a temporary file
+STALL_SECONDS = 30.0  # a client that takes no part of its answer this long is cut off
 BODY_SECONDS = 30.0  # to send a request's body
 CONCURRENT = 4  # git processes at once
 QUEUE = 200  # requests waiting for one, at most
 QUEUE_SECONDS = 60.0  # how long one waits, at most
 NICE = ("nice", "-n", "10")  # a clone never slows the bot's own work
 CHUNK = 1 << 16
+# the writer's own refs (refs/hill/diverged-*: a history it set aside) are
+# not the public history: git lists and serves none of them
+HIDDEN_REFS = {
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "uploadpack.hideRefs",
+    "GIT_CONFIG_VALUE_0": "refs/hill/",
+}
 # the request encodings aiohttp inflates (what it does not, git would misread)
 INFLATED = frozenset({"", "identity", "gzip", "deflate", "br", "zstd"})
 
@@ -108,9 +133,12 @@ class GitHttp:
         if not await self._turn():
             return _refusal(503, "busy: too many clones at once; try again shortly", retry=10)
         try:
-            return await self._run_backend(request, git_dir, path, body)
+            answer = await self._run_backend(request, git_dir, path, body)
         finally:
             self.slots.release()
+        if isinstance(answer, web.Response):
+            return answer
+        return await _send(request, *answer)
 
     async def _turn(self) -> bool:
         """Wait for a git slot (then hold it); False when the queue is full
@@ -139,6 +167,7 @@ class GitHttp:
         negotiations): so no Content-Encoding, and the inflated length."""
         environment = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            **HIDDEN_REFS,
             "GIT_PROJECT_ROOT": str(git_dir),
             "GIT_HTTP_EXPORT_ALL": "1",
             "PATH_INFO": path,
@@ -155,7 +184,9 @@ class GitHttp:
 
     async def _run_backend(
         self, request: web.Request, git_dir: Path, path: str, body: bytes
-    ) -> web.StreamResponse:
+    ) -> web.Response | tuple[int, dict[str, str], IO[bytes]]:
+        """git's answer whole: its status, its headers and its body (a
+        spooled file, read from the start); or a refusal."""
         process = await asyncio.create_subprocess_exec(
             *NICE,
             "git",
@@ -167,34 +198,79 @@ class GitHttp:
         )
         assert process.stdin and process.stdout and process.stderr
         feeding = asyncio.create_task(_feed(body, process.stdin))
-        response: web.StreamResponse | None = None
+        spool = tempfile.SpooledTemporaryFile(SPOOL_MEMORY)  # noqa: SIM115 (_send closes it)
+        answer: web.Response | tuple[int, dict[str, str], IO[bytes]]
         try:
             async with asyncio.timeout(TIME_LIMIT):
                 status, headers = await _read_cgi_headers(process.stdout)
-                response = web.StreamResponse(status=status, headers=headers)
-                await response.prepare(request)
                 while chunk := await process.stdout.read(CHUNK):
-                    await response.write(chunk)
+                    spool.write(chunk)
                 await feeding
-                await response.write_eof()
                 # before `finally`: killing a git that has exited but not been
                 # waited for would reap it behind asyncio's back (Popen.kill
                 # polls first), and its status would be lost
                 await process.wait()
+            spool.seek(0)
+            answer = (status, headers, spool)
         except TimeoutError:
             log.warning("git http-backend took over %g s; stopped", TIME_LIMIT)
-            if response is None:
-                return _refusal(503, "git took too long; try again later", retry=60)
-            # the answer had begun: the client sees a cut-off transfer and says so
+            spool.close()
+            answer = _refusal(503, "git took too long; try again later", retry=60)
+        except BaseException:
+            spool.close()
+            raise
         finally:
             feeding.cancel()
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
-            errors = await process.stderr.read()
-            if await process.wait() not in (0, -9):
-                log.warning("git http-backend failed: %s", errors.decode(errors="replace")[:300])
-        return response
+            said = (await process.stderr.read()).decode(errors="replace")
+            failed = await process.wait() not in (0, -9)
+        if isinstance(answer, tuple) and _nothing_said(answer) and (failed or answer[0] >= 400):
+            # git answered nothing a client could show (a malformed request):
+            # a 4xx with git's reason, on the one line of a bad request
+            answer[2].close()
+            reason = f"git could not serve this request: {_first_line(said) or 'no reason given'}"
+            note_bad_request(request, reason)
+            return _refusal(max(answer[0], 400), reason)
+        if failed:
+            log.warning("git http-backend failed: %s", _first_line(said))
+        return answer
+
+
+async def _send(
+    request: web.Request, status: int, headers: dict[str, str], body: IO[bytes]
+) -> web.StreamResponse:
+    """git's answer to the client at the client's pace (no turn held); a
+    client that takes nothing for STALL_SECONDS is cut off."""
+    response = web.StreamResponse(status=status, headers=headers)
+    with body:
+        response.content_length = body.seek(0, 2)
+        body.seek(0)
+        await response.prepare(request)
+        try:
+            while chunk := body.read(CHUNK):
+                async with asyncio.timeout(STALL_SECONDS):
+                    await response.write(chunk)
+            await response.write_eof()
+        except TimeoutError:
+            log.info("a git client read nothing for %g s; cut off", STALL_SECONDS)
+            if request.transport is not None:
+                request.transport.abort()
+    return response
+
+
+def _nothing_said(answer: tuple[int, dict[str, str], IO[bytes]]) -> bool:
+    _, _, body = answer
+    empty = body.seek(0, 2) == 0
+    body.seek(0)
+    return empty
+
+
+def _first_line(said: str) -> str:
+    """git's complaint (its first line of errors), short."""
+    lines = [line.strip() for line in said.splitlines() if line.strip()]
+    return lines[0][:200] if lines else ""
 
 
 def _refusal(status: int, text: str, *, retry: int | None = None) -> web.Response:

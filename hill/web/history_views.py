@@ -10,10 +10,11 @@ from typing import Any
 
 from aiohttp import web
 
+from hill.web.builds import Built, packed, respond
 from hill.web.commits import HISTORY
 from hill.web.feed import atom_feed
 from hill.web.urls import PATHS, Urls, site_url
-from hill.web.views import page, reader
+from hill.web.views import BUILDS, page, reader
 
 routes = web.RouteTableDef()
 IMMUTABLE = "public, max-age=31536000, immutable"  # content named by its hash
@@ -38,14 +39,19 @@ async def code(request: web.Request) -> web.Response:
 
 @routes.get(PATHS["feed"], name="feed")
 async def feed(request: web.Request) -> web.Response:
+    """The Atom feed, built once per state of the history (builds.py)."""
     timeline = await reader(request).history()
     site = site_url(request).rstrip("/")
-    url = Urls()
-    body = atom_feed(
-        timeline.changes,
-        site + "/",
-        site + url.feed(),
-        lambda sha: site + url.commit(sha),
-        site + url.history(),
-    )
-    return web.Response(body=body, content_type="application/atom+xml", charset="utf-8")
+
+    def build() -> Built:
+        url = Urls()
+        body = atom_feed(
+            timeline.changes,
+            site + "/",
+            site + url.feed(),
+            lambda sha: site + url.commit(sha),
+            site + url.history(),
+        )
+        return packed(body, "application/atom+xml; charset=utf-8")
+
+    return respond(request, await request.app[BUILDS].get(("feed", site, timeline.key), build))

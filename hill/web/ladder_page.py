@@ -5,11 +5,10 @@ jousts it is made of, and each program's versions (the data: ladder_reader.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
 from hill.store.database import Database
+from hill.web.builds import View
 from hill.web.ladder_reader import LADDER, LadderReader
 from hill.web.reader_thread import serve
 from hill.web.views import page
@@ -18,8 +17,8 @@ routes = web.RouteTableDef()
 
 
 @page("ladder", "ladder.html", table=routes)
-async def ladder(request: web.Request) -> dict[str, Any]:
-    return await request.app[LADDER].data()
+async def ladder(request: web.Request) -> View:
+    return await request.app[LADDER].view()
 
 
 def setup(app: web.Application, db: Database) -> None:

@@ -14,6 +14,7 @@ from aiohttp import web
 from hill.ladder.report import board_json
 from hill.store.archive import board_mark, read_board
 from hill.store.database import Database
+from hill.web.builds import View
 from hill.web.reader_thread import ThreadedReader
 
 
@@ -26,10 +27,19 @@ class LadderReader(ThreadedReader):
         self._cached: tuple[Any, dict[str, Any]] | None = None
 
     async def data(self) -> dict[str, Any]:
-        key = await self._run(self._version)
+        """The data now (read again once the ladder or the hill changed)."""
+        return (await self._current())[1]
+
+    async def view(self) -> View:
+        """The page's data, with what it depends on (builds.py)."""
+        key, data = await self._current()
+        return View(("ladder", key), lambda: data)
+
+    async def _current(self) -> tuple[Any, dict[str, Any]]:
+        key = await self._shared(self._version)  # (one query for requests at once)
         if self._cached is None or self._cached[0] != key:
             self._cached = (key, await self._run(self._load))
-        return self._cached[1]
+        return self._cached
 
     def _version(self) -> tuple[int | None, ...]:
         """What the page depends on, cheaply: the standing, the pool, the hill."""

@@ -7,7 +7,8 @@ event loop's default threads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 from aiohttp import web
@@ -23,12 +24,23 @@ class ThreadedReader:
 
     def __init__(self, threads: int, name: str) -> None:
         self._threads = Threads(threads, name)
+        self._reading: dict[Hashable, asyncio.Future[Any]] = {}
 
     def close(self) -> None:
         self._threads.close()
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         return await self._threads.run(function, *args)
+
+    async def _shared(self, function: Callable[..., T], *args: Hashable) -> T:
+        """`function(*args)` on the threads, once for all who ask at the same
+        time (a flood of requests waits for one read, not in a queue of them)."""
+        key = (function, *args)
+        reading = self._reading.get(key)
+        if reading is None:
+            reading = self._reading[key] = asyncio.ensure_future(self._run(function, *args))
+            reading.add_done_callback(lambda _: self._reading.pop(key, None))
+        return await asyncio.shield(reading)
 
 
 def serve(app: web.Application, key: web.AppKey[R], reader: R, routes: web.RouteTableDef) -> None:

@@ -4,6 +4,7 @@ summaries are user input)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import jinja2
@@ -99,26 +100,55 @@ env.globals.update(
 )
 
 
-def render(
-    request: web.Request, template: str, data: dict[str, Any], status: int = 200
-) -> web.Response:
-    """The template with the page's dict as `data` and its links: `url` in
-    the state the page shows, `nav` (the site's menu) in the state it was
-    asked for (`asked`, the ?event= if any), whether that state is no longer
-    the current one (`past`), this very page in the current state (`now`), and
-    the URL that clones the hill's history (`clone_url`)."""
-    event = data.get("event")
-    asked = _asked_state(request)
-    html = env.get_template(template).render(
-        data=data,
+@dataclass(frozen=True)
+class PageContext:
+    """What a page's HTML takes from its request besides its data: its path,
+    the state it was asked for (`asked`, the ?event= if any), the current
+    state (`latest`), this very page in the current state (`now`) and the
+    URL that clones the hill's history."""
+
+    path: str
+    asked: int | None
+    latest: int | None
+    now: str
+    clone_url: str
+
+
+def page_context(request: web.Request) -> PageContext:
+    return PageContext(
         path=request.path,
-        url=Urls(event["id"] if event else None),
-        nav=Urls(asked),
-        asked=asked,
-        past=bool(event) and event["id"] != request.app[READER].latest,
+        asked=_asked_state(request),
+        latest=request.app[READER].latest,
         now=_in_current_state(request),
         clone_url=clone_url(request),
     )
+
+
+def render_html(template: str, data: dict[str, Any], context: PageContext) -> str:
+    """The template with the page's dict as `data` and its links: `url` in
+    the state the page shows, `nav` (the site's menu) in the state it was
+    asked for, whether that state is no longer the current one (`past`),
+    and the context's `now`, `path`, `asked` and `clone_url`.  Needs no
+    request: pages are rendered in worker threads (builds.py)."""
+    event = data.get("event")
+    return env.get_template(template).render(
+        data=data,
+        path=context.path,
+        url=Urls(event["id"] if event else None),
+        nav=Urls(context.asked),
+        asked=context.asked,
+        past=bool(event) and event["id"] != context.latest,
+        now=context.now,
+        clone_url=context.clone_url,
+    )
+
+
+def render(
+    request: web.Request, template: str, data: dict[str, Any], status: int = 200
+) -> web.Response:
+    """A small page rendered at once (errors, the upload form, the battle
+    viewer): render_html in the request's context."""
+    html = render_html(template, data, page_context(request))
     response = web.Response(text=html, content_type="text/html", status=status)
     response.enable_compression()
     return response

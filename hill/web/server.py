@@ -8,17 +8,24 @@ the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
 tournaments, contest_views.py the contests; requestlog.py keeps the access
-log to one line a request.
+log to one line a request; connections.py bounds the connections (slow,
+idle, too many); process.py runs all this in a process of its own for the
+bot.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import signal
+from typing import Any
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.errors import Busy, NotFound, storage_trouble
+from hill.errors import BadRequest, Busy, NotFound, storage_trouble
 from hill.layout import DataFolder
 from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
@@ -33,14 +40,21 @@ from hill.web import (
     trial_views,
     upload,
 )
+from hill.web.builds import Builds
 from hill.web.commits import HISTORY, HistoryPages
+from hill.web.connections import (
+    ConnectionGuard,
+    connection_limit,
+    quiet_loop_errors,
+    server_options,
+)
 from hill.web.git_http import GitHttp
 from hill.web.render import render
-from hill.web.requestlog import AccessLog, quiet_client_errors
+from hill.web.requestlog import AccessLog, note_bad_request, quiet_client_errors, unreadable
 from hill.web.state import READER, HillReader
 from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
-from hill.web.views import TRACES, json_response, routes
+from hill.web.views import BUILDS, TRACES, json_response, routes
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +72,7 @@ SECURITY_HEADERS = {
 
 
 # paths that answer text, errors included
-TEXT_PATHS = ("/source/", "/code/")
+TEXT_PATHS = ("/source/", "/code/", "/hill.git/")
 # the hill's storage failing (the disk full, say), for every page of the process
 STORAGE = Trouble("the web report")
 STORAGE_RETRY_SECONDS = 60
@@ -77,11 +91,22 @@ def error_page(request: web.Request, status: int, message: str) -> web.Response:
 
 @web.middleware
 async def errors(request: web.Request, handler: web.Handler) -> web.StreamResponse:
-    """Proper error pages (JSON under /api/), never a traceback."""
+    """Proper error pages (JSON under /api/), never a traceback; a malformed
+    request is a 4xx with its reason, on one line of the log."""
     try:
         return await handler(request)
     except NotFound as error:
         return error_page(request, 404, str(error))
+    except BadRequest as error:
+        note_bad_request(request, str(error))
+        return error_page(request, error.status, str(error))
+    except (RequestPayloadError, HttpProcessingError) as error:  # a body aiohttp cannot read
+        reason = f"the request's body is malformed: {unreadable(error)}"
+        note_bad_request(request, reason)
+        return error_page(request, 400, reason)
+    except ConnectionResetError:  # the client left mid-request: nobody reads an answer
+        note_bad_request(request, "the client closed the connection before the whole request")
+        return error_page(request, 400, "the request was cut short")
     except Busy as error:
         response = error_page(request, 503, str(error))
         response.headers["Retry-After"] = str(error.retry_after)
@@ -112,12 +137,15 @@ def create_app(
     settings: WebSettings,
     *,
     queue_size: int = IrcSettings.queue_size,
+    guard: ConnectionGuard | None = None,
 ) -> web.Application:
     """The application on the hill that `queries` reads; `queue_size` bounds
     the requests waiting, uploads included (an upload is a request for the
-    bot, written in the request book: the hill itself is only read)."""
+    bot, written in the request book: the hill itself is only read);
+    `guard` (serve()'s) learns which connections are serving."""
     quiet_client_errors()
-    app = web.Application(middlewares=[errors])
+    middlewares = [errors] if guard is None else [guard.middleware, errors]
+    app = web.Application(middlewares=middlewares)
     app[READER] = HillReader(queries)
     app[PUBLIC_URL] = settings.public_url
     repository = DataFolder(hill.data_dir).repository
@@ -128,6 +156,7 @@ def create_app(
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,
     )
+    app[BUILDS] = Builds(settings.page_workers, settings.page_queue, settings.page_cache_mb << 20)
     app[upload.UPLOADS] = upload.Uploads(
         UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
     )
@@ -149,6 +178,32 @@ async def _close_threads(app: web.Application) -> None:
     app[READER].close()
     app[TRACES].close()
     app[HISTORY].close()
+    app[BUILDS].close()
+
+
+class Serving:
+    """The web report listening on its socket(s): `addresses`, and
+    `cleanup()` to stop (the listening socket, then every connection)."""
+
+    def __init__(
+        self, runner: web.AppRunner, listening: asyncio.Server, guard: ConnectionGuard
+    ) -> None:
+        self.runner = runner
+        self.listening = listening
+        self.guard = guard
+
+    @property
+    def app(self) -> web.Application:
+        return self.runner.app
+
+    @property
+    def addresses(self) -> list[Any]:
+        return [sock.getsockname() for sock in self.listening.sockets]
+
+    async def cleanup(self) -> None:
+        self.listening.close()
+        self.guard.report()
+        await self.runner.cleanup()
 
 
 async def start_web(
@@ -157,33 +212,63 @@ async def start_web(
     settings: WebSettings,
     *,
     queue_size: int = IrcSettings.queue_size,
-) -> web.AppRunner:
-    """Serve on settings.bind:settings.port on the running loop; the caller
-    does `await runner.cleanup()`."""
-    runner = web.AppRunner(
-        create_app(queries, hill, settings, queue_size=queue_size), access_log_class=AccessLog
-    )
+) -> Serving:
+    """Serve on settings.bind:settings.port on the running loop, with the
+    connections bounded (connections.py); the caller does `await
+    serving.cleanup()`."""
+    loop = asyncio.get_running_loop()
+    quiet_loop_errors(loop)
+    guard = ConnectionGuard(connection_limit(settings.max_connections))
+    app = create_app(queries, hill, settings, queue_size=queue_size, guard=guard)
+    runner = web.AppRunner(app, access_log_class=AccessLog, **server_options(settings.idle_seconds))
     await runner.setup()
-    await web.TCPSite(runner, settings.bind, settings.port).start()
-    log.info("web report on %s", settings.url)
-    return runner
+    assert runner.server is not None
+    guard.server = runner.server  # (it exists once the runner is set up)
+    try:
+        listening = await loop.create_server(
+            guard.protocol, settings.bind, settings.port, backlog=BACKLOG
+        )
+    except BaseException:
+        await runner.cleanup()
+        raise
+    log.info("web report on %s (at most %d connections)", settings.url, guard.limit)
+    return Serving(runner, listening, guard)
 
 
-def run_web(settings: Settings) -> None:
+# connections the kernel holds before they are accepted, and so those accepted
+# at most in one turn of the event loop before the ones they replace are
+# closed: within connections.RESERVE
+BACKLOG = 64
+
+
+def run_web(settings: Settings, ready: Any = None) -> None:
     """`bfjoust web`: serve the pages alone until Ctrl-C or SIGTERM.  It reads
     the hill (no lock, no migration, no git write) and writes only the upload
     requests the bot plays; HillError if the hill's database is missing or
-    of another schema."""
+    of another schema.  `ready(url)` is called once it listens (default: a
+    line on stdout)."""
     configure_logging()
     queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
-    print(f"The hill is on the web at {settings.web.url} (Ctrl-C stops it)", flush=True)
     try:
-        web.run_app(
-            create_app(queries, settings.hill, settings.web, queue_size=settings.irc.queue_size),
-            host=settings.web.bind,
-            port=settings.web.port,
-            print=None,
-            access_log_class=AccessLog,
-        )
+        asyncio.run(_serve_until_stopped(queries, settings, ready or _say_ready))
     finally:
         queries.close()
+
+
+def _say_ready(url: str) -> None:
+    print(f"The hill is on the web at {url} (Ctrl-C stops it)", flush=True)
+
+
+async def _serve_until_stopped(queries: HillQueries, settings: Settings, ready: Any) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    serving = await start_web(
+        queries, settings.hill, settings.web, queue_size=settings.irc.queue_size
+    )
+    try:
+        ready(settings.web.url)
+        await stop.wait()
+    finally:
+        await serving.cleanup()

@@ -52,6 +52,12 @@ class Timeline:
 
     changes: tuple[HillEvent, ...]
 
+    @property
+    def key(self) -> tuple[Any, ...]:
+        """What the pages of the whole history depend on: its last change."""
+        last = self.changes[-1] if self.changes else None
+        return ("history", len(self.changes), last and last.id, last and last.commit)
+
     @cached_property
     def _ids(self) -> list[int]:
         return [c.id for c in self.changes]
@@ -139,7 +145,7 @@ class HillReader(ThreadedReader):
 
     async def history(self) -> Timeline:
         """Every change up to the current state (rebuilt when the hill changes)."""
-        state = await self._run(self.queries.latest_state)
+        state = await self._shared(self.queries.latest_state)
         return await self._history_at(state)
 
     async def _history_at(self, state: tuple[int, str | None] | None) -> Timeline:
@@ -152,7 +158,7 @@ class HillReader(ThreadedReader):
 
     async def snapshot(self, event_id: int | None = None) -> Snapshot:
         """The hill after event `event_id` (default: now); NotFound if no such state."""
-        state = await self._run(self.queries.latest_state)
+        state = await self._shared(self.queries.latest_state)
         history = await self._history_at(state)
         if event_id is None:
             if state is None:
@@ -162,7 +168,7 @@ class HillReader(ThreadedReader):
         key = (change.id, change.commit)
         cached = self._snapshots.get(key)
         if cached is None:
-            standings = await self._run(self.queries.standings_at, change.id)
+            standings = await self._shared(self.queries.standings_at, change.id)
             cached = Snapshot(change, standings, ages(standings, history.upto(change.id)))
             await self._run(getattr, cached, "statistics")  # off the event loop
             self._snapshots.put(key, cached)

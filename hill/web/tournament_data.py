@@ -38,11 +38,17 @@ def sample_battle(outcomes: Sequence[int] | np.ndarray | None, margin: int) -> i
     the module's docstring); `outcomes` from the side whose margin it is."""
     if outcomes is None:
         return 0
-    wanted = int(np.sign(margin))
-    for index, outcome in enumerate(outcomes):
-        if int(outcome) == wanted:
-            return index
-    return 0
+    return int(sample_battles(np.asarray(outcomes)[None, :], np.array([margin]))[0])
+
+
+def sample_battles(outcomes: np.ndarray, margins: np.ndarray) -> np.ndarray:
+    """sample_battle of many matches at once: `outcomes` (M, battles), each
+    row from the side whose margin is in `margins` (M,) (a row of a joust
+    not stored holds no -1, 0 or 1: its sample is the first battle)."""
+    hits = outcomes == np.sign(margins).astype(outcomes.dtype)[:, None]
+    first = hits.argmax(axis=1)
+    first[~hits.any(axis=1)] = 0
+    return first
 
 
 def summary(s: Any) -> dict[str, Any]:

@@ -1,10 +1,13 @@
 """The tournament pages: `/tournaments` (JSON `/api/tournaments`), each
 tournament at `/tournament/ID` (JSON `/api/tournament/ID`: its summary's
-fields and its result in the tool contract, unchanged), and `/thumbnail`,
-the small picture of a battle given by its programs' code hashes (PNG,
-drawn under the battle viewer's bounds: trace_store.py).
+fields and its result in the tool contract, unchanged), a big one's pieces
+(tournament_pieces.py: `/tournament/ID/round/N?page=P`, `.../entrant/NAME`,
+`.../crosstable?rows=R&columns=C`, and JSON `.../reality-show?page=P`), and
+`/thumbnail`, the small picture of a battle given by its programs' code
+hashes (PNG, drawn under the battle viewer's bounds: trace_store.py).
 
-Their data is tournament_data.py's, read by tournament_reader.py.
+Their data is tournament_data.py's and tournament_pieces.py's, read by
+tournament_reader.py; each is built once per state (builds.py).
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from aiohttp import web
 
 from hill.errors import NotFound
 from hill.store.database import Database
+from hill.web import tournament_pieces as pieces
+from hill.web.builds import View
 from hill.web.reader_thread import serve
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
-from hill.web.urls import PATHS
-from hill.web.views import TRACES, code_battle_params, page
+from hill.web.urls import PATHS, Urls
+from hill.web.views import TRACES, code_battle_params, int_param, name_param, page, serve_page
 
 routes = web.RouteTableDef()
 IMMUTABLE = "public, max-age=31536000, immutable"  # a battle is a pure function of its key
@@ -32,13 +37,50 @@ def tournament_id(request: web.Request) -> int:
 
 
 @page("tournaments", "tournaments.html", routes)
-async def tournaments(request: web.Request) -> dict[str, Any]:
+async def tournaments(request: web.Request) -> View:
     return await request.app[TOURNAMENTS].listing()
 
 
 @page("tournament", "tournament.html", routes)
-async def tournament(request: web.Request) -> dict[str, Any]:
-    return await request.app[TOURNAMENTS].page(tournament_id(request))
+async def tournament(request: web.Request) -> View:
+    """The whole tournament, or a big one's overview (standings ?page=P)."""
+    standings = int_param(request, "page")
+
+    def overview(table: pieces.Table, summary: dict[str, Any]) -> dict[str, Any]:
+        return pieces.overview(table, summary, standings, Urls().json)
+
+    return await request.app[TOURNAMENTS].page(tournament_id(request), overview)
+
+
+async def piece(request: web.Request, make: pieces.Piece) -> View:
+    return await request.app[TOURNAMENTS].page(tournament_id(request), make, piece=True)
+
+
+@page("tournament-round", "tournament_round.html", routes)
+async def tournament_round(request: web.Request) -> View:
+    number = int_param(request, "round", request.match_info["round"])
+    page_number = int_param(request, "page")
+    json = Urls().json
+    return await piece(request, lambda t, _: pieces.round_page(t, number or 0, page_number, json))
+
+
+@page("tournament-entrant", "tournament_entrant.html", routes)
+async def tournament_entrant(request: web.Request) -> View:
+    name = name_param(request)
+    return await piece(request, lambda t, _: pieces.entrant_page(t, name))
+
+
+@page("tournament-crosstable", "tournament_crosstable.html", routes)
+async def tournament_crosstable(request: web.Request) -> View:
+    row, column = int_param(request, "rows") or 1, int_param(request, "columns") or 1
+    return await piece(request, lambda t, _: pieces.crosstable_tile(t, row, column))
+
+
+@routes.get(PATHS["tournament-stages-json"], name="tournament-stages-json")
+async def tournament_stages(request: web.Request) -> web.Response:
+    number = int_param(request, "page")
+    loaded = await piece(request, lambda t, _: pieces.stages_page(t, number))
+    return await serve_page(request, loaded, None)
 
 
 @routes.get(PATHS["thumbnail"], name="thumbnail")

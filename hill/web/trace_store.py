@@ -8,7 +8,7 @@ four ways:
   (tracing, encoding and compressing never run on the event loop), and at
   most `queue` more wait; beyond that a request is refused with `Busy`
   (503 and Retry-After), while requests for a battle already under way wait
-  for it instead of tracing it again;
+  for it instead of tracing it again (bounded.py);
 * a battle is kept only as its gzipped pieces (see trace_pieces.py), cached
   by content (both programs' code, the tape length and the polarity) up to
   `cache_bytes`;
@@ -22,20 +22,16 @@ tournament crosstables) under the same bounds, its PNGs cached by count.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 from hill import engine
 from hill.engine.arena import CodeOf, ProgramCache
-from hill.errors import Busy
-from hill.threads import LRU, Threads
+from hill.threads import LRU
 from hill.web import thumbnail, trace_pieces
+from hill.web.bounded import BoundedWork
 
 COMPILED_PROGRAMS = 32
 THUMBNAILS = 4096  # PNGs of a few KB
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,8 +54,6 @@ class TraceStore:
     """The viewer's battles: `piece()` of the battle of two programs, known
     by their code hashes."""
 
-    retry_after = 1  # seconds
-
     def __init__(
         self,
         read_code: CodeOf,
@@ -69,9 +63,7 @@ class TraceStore:
         cache_bytes: int = 32 << 20,
     ) -> None:
         self._read_code = read_code  # a program's code by its hash (blocking)
-        self._threads = Threads(workers, "trace")
-        self._limit = workers + queue
-        self._pending: dict[Hashable, asyncio.Future[Any]] = {}
+        self._work = BoundedWork(workers, queue, "trace", "battles are being traced")
         self._battles: LRU[BattleKey, EncodedBattle] = LRU(
             cache_bytes, size_of=lambda battle: battle.size
         )
@@ -79,7 +71,7 @@ class TraceStore:
         self._programs = ProgramCache(COMPILED_PROGRAMS)  # used by the workers
 
     def close(self) -> None:
-        self._threads.close()
+        self._work.close()
 
     async def piece(self, left: str, right: str, tape: int, polarity: str, at: int) -> bytes:
         """The gzipped piece holding state `at` of the battle of the programs
@@ -96,7 +88,7 @@ class TraceStore:
         key = (left, right, tape, polarity)
         png = self._thumbnails.get(key)
         if png is None:
-            png = await self._once(
+            png = await self._work.run(
                 ("thumbnail", key),
                 lambda: self._picture(key),
                 lambda png: self._thumbnails.put(key, png),
@@ -104,27 +96,9 @@ class TraceStore:
         return png
 
     async def _encoded(self, key: BattleKey) -> EncodedBattle:
-        return await self._once(key, lambda: self._encode(key), lambda b: self._battles.put(key, b))
-
-    async def _once(self, key: Hashable, work: Callable[[], T], keep: Callable[[T], None]) -> T:
-        """`work()` in a worker thread, once however many ask for `key` at
-        the same time, its result given to `keep` as it comes (before any
-        waiter resumes); Busy when too many are under way or waiting."""
-        task = self._pending.get(key)
-        if task is None:
-            if len(self._pending) >= self._limit:
-                raise Busy(self.retry_after)
-            task = asyncio.ensure_future(self._threads.run(work))
-            self._pending[key] = task
-            task.add_done_callback(lambda done: self._finished(key, done, keep))
-        return await asyncio.shield(task)
-
-    def _finished(
-        self, key: Hashable, task: asyncio.Future[Any], keep: Callable[[Any], None]
-    ) -> None:
-        del self._pending[key]
-        if not task.cancelled() and task.exception() is None:
-            keep(task.result())
+        return await self._work.run(
+            key, lambda: self._encode(key), lambda b: self._battles.put(key, b)
+        )
 
     def _battle(self, key: BattleKey) -> engine.Trace:
         left = self._programs.get(key[0], self._read_code)

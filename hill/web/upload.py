@@ -8,7 +8,10 @@ page elsewhere cannot forge a submission (no other CSRF token is needed).
 A good upload becomes a request in the request book; the bot plays it and
 this page shows the answer, reloading itself (a Refresh header, no script)
 until it is there.  Nothing is used up by a bad upload: too large, empty,
-malformed or a full queue leave the link as it was.
+malformed or a full queue leave the link as it was, but failed posts are
+counted against the link: after FAILURES_ALLOWED of them it no longer works
+(the player asks the bot for a new one), so nobody can post junk on a link
+without end.  The form's body is read and parsed with bounds (form.py).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import BodyPartReader, web
+from aiohttp import web
 
 from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull, storage_trouble
 from hill.logs import Trouble
@@ -26,22 +29,34 @@ from hill.rules.programs import check_program
 from hill.rules.requests import OPEN, answer_text
 from hill.store.requests import RequestBook
 from hill.store.uploads import LinkState, UploadLinks
+from hill.threads import LRU
+from hill.web.form import read_form
 from hill.web.render import render
+from hill.web.requestlog import note_bad_request
 from hill.web.urls import PATHS, Urls, site_url
 
 routes = web.RouteTableDef()
-CHUNK = 65536
 REFRESH_SECONDS = 2
+FAILURES_ALLOWED = 10  # failed posts on one link, then it no longer works
+TOO_MANY = "too many failed uploads on this link: it no longer works; ask the bot for a new one"
 
 
 @dataclass(frozen=True)
 class Uploads:
-    """What the form needs: the links, the book, and the limits."""
+    """What the form needs: the links, the book, and the limits; and the
+    failed posts of each link (by token, the last few thousand links)."""
 
     links: UploadLinks
     book: RequestBook
     max_bytes: int  # the hill's max_program_bytes
     queue_size: int  # requests that may wait ([irc] queue_size)
+    failures: LRU[str, int] = field(default_factory=lambda: LRU(4096))
+
+    def failed(self, token: str) -> bool:
+        """Count a failed post on the link; True once it has had too many."""
+        count = (self.failures.get(token) or 0) + 1
+        self.failures.put(token, count)
+        return count >= FAILURES_ALLOWED
     trouble: Trouble = field(default_factory=lambda: Trouble("the upload form"))
 
 
@@ -116,17 +131,19 @@ async def upload(request: web.Request) -> web.Response:
     if state.expired:
         return _page(request, state, 410, error="this link has expired: ask the bot for a new one")
     uploads = _uploads(request)
+    token = request.match_info["token"]
     code = b""
     try:
         code = await read_program(request, uploads.max_bytes)
         await asyncio.to_thread(check_program, code, uploads.max_bytes)
-        await asyncio.to_thread(
-            uploads.links.redeem, request.match_info["token"], code, limit=uploads.queue_size
-        )
-    except (BadUpload, LinkRefused) as error:
-        return _page(request, state, error.status, error=str(error), code=_text(code))
-    except HillError as error:
-        return _page(request, state, 400, error=str(error), code=_text(code))
+        await asyncio.to_thread(uploads.links.redeem, token, code, limit=uploads.queue_size)
+    except (BadUpload, LinkRefused, HillError) as error:
+        status = getattr(error, "status", 400)
+        note_bad_request(request, str(error))
+        if status != 409 and uploads.failed(token):
+            await asyncio.to_thread(uploads.links.expire, token)
+            return _page(request, state, 429, error=TOO_MANY, expired=True)
+        return _page(request, state, status, error=str(error), code=_text(code))
     except QueueFull:
         busy = "the hill is busy: the queue is full; try again in a minute"
         return _page(request, state, 503, error=busy, code=_text(code))
@@ -144,16 +161,7 @@ async def upload(request: web.Request) -> web.Response:
 async def read_program(request: web.Request, max_bytes: int) -> bytes:
     """The program from the form: the chosen file, or the pasted text (its
     line ends as the browser sent them, CR LF, made LF again)."""
-    if request.content_type != "multipart/form-data":
-        raise BadUpload("send the form as multipart/form-data")
-    reader = await request.multipart()
-    fields: dict[str, bytes] = {}
-    while (part := await reader.next()) is not None:
-        if not isinstance(part, BodyPartReader) or part.name not in ("code", "file"):
-            continue  # anything else (an owner, a name...) is not ours to take
-        # pasted text may grow by its CRs: allow for them, then check again
-        limit = max_bytes if part.name == "file" else 2 * max_bytes + 2
-        fields[part.name] = await _read_limited(part, limit, max_bytes)
+    fields = await read_form(request, max_bytes)
     pasted = fields.get("code", b"").replace(b"\r\n", b"\n")
     chosen = fields.get("file", b"")
     if pasted.strip() and chosen:
@@ -162,16 +170,6 @@ async def read_program(request: web.Request, max_bytes: int) -> bytes:
     if not code.strip():
         raise BadUpload("the program is empty: paste it or choose its file")
     return code  # its size is checked with its syntax (check_program)
-
-
-async def _read_limited(part: BodyPartReader, limit: int, max_bytes: int) -> bytes:
-    """A part's bytes; reading stops past `limit`, whatever the client sends."""
-    data = bytearray()
-    while chunk := await part.read_chunk(CHUNK):
-        data += chunk
-        if len(data) > limit:
-            raise BadUpload(f"program too large: the limit is {max_bytes} bytes", 413)
-    return bytes(data)
 
 
 def _text(code: bytes) -> str:

@@ -50,6 +50,14 @@ PATHS = {
     "tournaments-json": "/api/tournaments",
     "tournament": "/tournament/{id}",
     "tournament-json": "/api/tournament/{id}",
+    # a big tournament's pieces (hill/web/tournament_pieces.py)
+    "tournament-round": "/tournament/{id}/round/{round}",
+    "tournament-round-json": "/api/tournament/{id}/round/{round}",
+    "tournament-entrant": f"/tournament/{{id}}/entrant/{NAME}",
+    "tournament-entrant-json": f"/api/tournament/{{id}}/entrant/{NAME}",
+    "tournament-crosstable": "/tournament/{id}/crosstable",
+    "tournament-crosstable-json": "/api/tournament/{id}/crosstable",
+    "tournament-stages-json": "/api/tournament/{id}/reality-show",
     "thumbnail": "/thumbnail",
     "contests": "/contests",
     "contests-json": "/api/contests",
@@ -75,9 +83,18 @@ for _name, _path in PATHS.items():
 
 def site_url(request: web.Request) -> str:
     """The site's absolute URL, ending in "/": the configured public URL,
-    else the address this request came to."""
+    else the address this connection came to, as the socket has it (never
+    the request's Host header, which the client writes: a page, the feed or
+    the clone command must not send readers to a host an attacker named)."""
     configured = request.app.get(PUBLIC_URL, "")
-    return configured.rstrip("/") + "/" if configured else f"{request.url.origin()}/"
+    if configured:
+        return configured.rstrip("/") + "/"
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    if not sockname:
+        return "/"  # (the connection is gone: nobody reads the answer)
+    host, port = sockname[:2]
+    host = f"[{host}]" if ":" in host else host
+    return f"{'https' if request.secure else 'http'}://{host}:{port}/"
 
 
 class Urls:
@@ -164,8 +181,31 @@ class Urls:
         """The hill's tournaments (in no one state)."""
         return self._link("tournaments", stateful=False)
 
-    def tournament(self, tournament_id: int) -> str:
-        return self._link("tournament", stateful=False, id=str(tournament_id))
+    def tournament(self, tournament_id: int, page: int | None = None) -> str:
+        """A tournament (a big one's standings: page `page`)."""
+        query = {"page": page} if page and page > 1 else None
+        return self._link("tournament", query, stateful=False, id=str(tournament_id))
+
+    def tournament_round(self, tournament_id: int, number: int, page: int = 1) -> str:
+        """A page of a big tournament's round."""
+        query = {"page": page} if page > 1 else None
+        return self._link(
+            "tournament-round", query, stateful=False, id=str(tournament_id), round=str(number)
+        )
+
+    def tournament_entrant(self, tournament_id: int, name: str) -> str:
+        """A big tournament's matches of one entrant."""
+        return self._link("tournament-entrant", stateful=False, id=str(tournament_id), name=name)
+
+    def tournament_crosstable(self, tournament_id: int, row: int, column: int) -> str:
+        """A tile of a big round robin's crosstable (rows and columns, from 1)."""
+        query = {"rows": row, "columns": column}
+        return self._link("tournament-crosstable", query, stateful=False, id=str(tournament_id))
+
+    def tournament_stages(self, tournament_id: int, page: int = 1) -> str:
+        """A page of a big round robin's reality show (JSON only)."""
+        url = self._url("tournament-stages-json", id=str(tournament_id))
+        return self._out(url.with_query({"page": page}) if page > 1 else url)
 
     def contests(self) -> str:
         """The hill's contests (in no one state)."""

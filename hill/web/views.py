@@ -1,8 +1,12 @@
 """The request handlers: each page is an HTML view and a JSON twin of the same data.
 
-`page(name, html_path, api_path, template)` registers both for one loader, a
-coroutine that turns a request into the page's dict (see pages.py), as the
-routes `name` and `name-json`; urls.py builds every link from these names.
+`page(name, template)` registers both for one loader, a coroutine that
+turns a request into the page's data (see pages.py), as the routes `name`
+and `name-json`; urls.py builds every link from these names.  A loader
+returns a `View` (builds.py: the state its data depends on, and how to
+build it), so that the page is built once per state, off the event loop,
+and kept compressed; or a plain dict, which is encoded (off the loop too)
+at each request.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from hill.errors import NotFound
 from hill.rules.names import is_full_name
 from hill.web import pages
 from hill.web.analytics_reader import ANALYTICS
+from hill.web.builds import Builds, Built, View, packed, respond
 from hill.web.commits import HISTORY
 from hill.web.ladder_reader import ladder_versions
-from hill.web.render import render
+from hill.web.render import PageContext, page_context, render, render_html
 from hill.web.state import READER, HillReader, Snapshot
 from hill.web.tournament_reader import TOURNAMENTS
 from hill.web.trace_store import TraceStore
@@ -31,7 +36,8 @@ from hill.web.urls import PATHS
 
 routes = web.RouteTableDef()
 TRACES = web.AppKey("traces", TraceStore)
-Loader = Callable[[web.Request], Awaitable[dict[str, Any]]]
+BUILDS = web.AppKey("builds", Builds)
+Loader = Callable[[web.Request], Awaitable[View | dict[str, Any]]]
 STATIC = Path(__file__).parent / "static"
 STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
 
@@ -42,22 +48,55 @@ def json_response(data: Any) -> web.Response:
     return response
 
 
+def json_bytes(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
 def page(name: str, template: str, table: web.RouteTableDef = routes) -> Callable[[Loader], Loader]:
-    """Serve a loader's dict as JSON at the path of `name-json` and through a
+    """Serve a loader's data as JSON at the path of `name-json` and through a
     template at the path of `name` (urls.PATHS; routes of `table`)."""
 
     def register(load: Loader) -> Loader:
         async def as_json(request: web.Request) -> web.Response:
-            return json_response(await load(request))
+            return await serve_page(request, await load(request), None)
 
         async def as_html(request: web.Request) -> web.Response:
-            return render(request, template, await load(request))
+            return await serve_page(request, await load(request), template)
 
         table.get(PATHS[f"{name}-json"], name=f"{name}-json")(as_json)
         table.get(PATHS[name], name=name)(as_html)
         return load
 
     return register
+
+
+async def serve_page(
+    request: web.Request, loaded: View | dict[str, Any], template: str | None
+) -> web.Response:
+    """A page's data as JSON (`template` None) or HTML: built once per state
+    and kept (a View), or encoded now (a dict); either off the event loop."""
+    context = page_context(request) if template else None
+    builds = request.app[BUILDS]
+    if not isinstance(loaded, View):
+        return respond(request, await builds.once(partial(encoded, loaded, template, context)))
+    key: tuple[Any, ...] = (request.path, tuple(sorted(request.query.items())), loaded.key)
+    if context is not None:  # what the HTML takes from the request besides the data
+        key = (*key, template, context.latest, context.clone_url)
+    build = loaded.build
+    built = await builds.get(key, lambda: encoded(build(), template, context))
+    return respond(request, built)
+
+
+def encoded(data: dict[str, Any], template: str | None, context: PageContext | None) -> Built:
+    """The page's bytes, compressed (in a worker thread)."""
+    if template is None or context is None:
+        return packed(json_bytes(data), "application/json; charset=utf-8")
+    return packed(render_html(template, data, context).encode(), "text/html; charset=utf-8")
+
+
+def state_key(snap: Snapshot) -> tuple[Any, ...]:
+    """What a page of one hill state depends on."""
+    return ("state", snap.event.id if snap.event else None, snap.commit)
 
 
 def reader(request: web.Request) -> HillReader:
@@ -71,8 +110,9 @@ def name_param(request: web.Request, key: str = "name") -> str:
     return name
 
 
-def int_param(request: web.Request, key: str) -> int | None:
-    text = request.query.get(key)
+def int_param(request: web.Request, key: str, text: str | None = None) -> int | None:
+    """A number from the query's `key` (or `text`, a part of the path); None if absent."""
+    text = request.query.get(key) if text is None else text
     if text is None or text == "":
         return None
     if not (text.isascii() and text.isdigit()) or len(text) > 12:
@@ -86,13 +126,15 @@ async def snapshot(request: web.Request) -> Snapshot:
 
 
 @page("standings", "standings.html")
-async def standings(request: web.Request) -> dict[str, Any]:
-    return pages.standings(await snapshot(request))
+async def standings(request: web.Request) -> View:
+    snap = await snapshot(request)
+    return View(state_key(snap), partial(pages.standings, snap))
 
 
 @page("matrix", "matrix.html")
-async def matrix(request: web.Request) -> dict[str, Any]:
-    return pages.matrix(await snapshot(request))
+async def matrix(request: web.Request) -> View:
+    snap = await snapshot(request)
+    return View(state_key(snap), partial(pages.matrix, snap))
 
 
 @page("program", "breakdown.html")
@@ -132,24 +174,30 @@ async def departed(
 
 
 @page("pair", "pair.html")
-async def pair(request: web.Request) -> dict[str, Any]:
+async def pair(request: web.Request) -> View:
     snap = await snapshot(request)
-    return pages.pair(snap, name_param(request), name_param(request, "other"))
+    left, right = name_param(request), name_param(request, "other")
+    return View(state_key(snap), partial(pages.pair, snap, left, right))
 
 
 @page("history", "history.html")
-async def history(request: web.Request) -> dict[str, Any]:
+async def history(request: web.Request) -> View:
     hist = await reader(request).history()
-    return {**pages.history(hist), "names": hist.names}
+    return View(hist.key, lambda: {**pages.history(hist), "names": hist.names})
 
 
 @page("series", "series.html")
-async def series(request: web.Request) -> dict[str, Any]:
+async def series(request: web.Request) -> View:
     name = name_param(request)
-    data = pages.series(await reader(request).history(), name)
-    if not data["points"]:
-        raise NotFound(f"{name} has never been on the hill")
-    return data
+    hist = await reader(request).history()
+
+    def build() -> dict[str, Any]:
+        data = pages.series(hist, name)
+        if not data["points"]:
+            raise NotFound(f"{name} has never been on the hill")
+        return data
+
+    return View(hist.key, build)
 
 
 def battle_params(request: web.Request, snap: Snapshot) -> tuple[str, str, int, str]:

@@ -123,8 +123,10 @@ class Hill:
             crash_point("jousted")
             with self.lock.transaction() as session:
                 store_jousts(session, played)
-                row = self._arrive(session, plan, owner, name, code, program_hash)
-                standings, summary = self._rank_arrival(current, plan, results, _contestant(row))
+                row = _arrive(session, plan, owner, name, code, program_hash)
+                standings, summary = _rank_arrival(
+                    self.settings.ranking, current, plan, results, _contestant(row)
+                )
                 displaced = plan.displaced.program.id if plan.displaced else None
                 event = _add_event(session, plan.kind, owner, summary, standings, row.id, displaced)
                 page = None
@@ -154,7 +156,7 @@ class Hill:
             with self.lock.transaction() as session:
                 store_jousts(session, played)
         tried = Contestant(0, owner, label, utcnow(), program_hash)
-        standings, summary = self._rank_arrival(current, plan, results, tried)
+        standings, summary = _rank_arrival(self.settings.ranking, current, plan, results, tried)
         return Report(summary, standings, changed=False)
 
     def _meet(
@@ -206,43 +208,6 @@ class Hill:
                 _answer(session, request, report)
             self._record(event, previous_id, standings)
         return report
-
-    def _arrive(
-        self,
-        session: Session,
-        plan: changes.Arrival,
-        owner: str,
-        name: str,
-        code: bytes,
-        program_hash: str,
-    ) -> ProgramRow:
-        """Store the arriving program, and its leaving one leaving."""
-        leaving = None
-        if plan.leaving is not None:
-            leaving = _leave(session, plan.leaving, plan.reason)
-        status = ProgramStatus.TEST if plan.test_only else ProgramStatus.HILL
-        row = ProgramRow(owner=owner, name=name, code=code, code_hash=program_hash, status=status)
-        session.add(row)
-        session.flush()
-        if leaving is not None:
-            leaving.displaced_by_id = row.id
-        return row
-
-    def _rank_arrival(
-        self,
-        current: Standings,
-        plan: changes.Arrival,
-        results: arena.Results,
-        newcomer: Contestant,
-    ) -> tuple[Standings, str]:
-        """The standings after an arrival (the newcomer last among the
-        contestants), and its summary."""
-        contestants = [e.program for e in plan.stay] + [newcomer]
-        outcomes = results.matrix([c.code_hash for c in contestants])
-        previous = changes.previous_ranks(current, plan, newcomer.id)
-        standings = rank(contestants, outcomes, self.settings.ranking, previous)
-        changed = _battles_changed(current, plan, outcomes[-1, :-1])
-        return standings, changes.arrival_summary(plan, standings, newcomer.id, changed)
 
     def _take_off(
         self,
@@ -298,6 +263,44 @@ class Hill:
             left,
         )
         self.history.record(change)
+
+
+def _arrive(
+    session: Session,
+    plan: changes.Arrival,
+    owner: str,
+    name: str,
+    code: bytes,
+    program_hash: str,
+) -> ProgramRow:
+    """Store the arriving program, and its leaving one leaving."""
+    leaving = None
+    if plan.leaving is not None:
+        leaving = _leave(session, plan.leaving, plan.reason)
+    status = ProgramStatus.TEST if plan.test_only else ProgramStatus.HILL
+    row = ProgramRow(owner=owner, name=name, code=code, code_hash=program_hash, status=status)
+    session.add(row)
+    session.flush()
+    if leaving is not None:
+        leaving.displaced_by_id = row.id
+    return row
+
+
+def _rank_arrival(
+    ranking: str,
+    current: Standings,
+    plan: changes.Arrival,
+    results: arena.Results,
+    newcomer: Contestant,
+) -> tuple[Standings, str]:
+    """The standings after an arrival (the newcomer last among the
+    contestants), and its summary."""
+    contestants = [e.program for e in plan.stay] + [newcomer]
+    outcomes = results.matrix([c.code_hash for c in contestants])
+    previous = changes.previous_ranks(current, plan, newcomer.id)
+    standings = rank(contestants, outcomes, ranking, previous)
+    changed = _battles_changed(current, plan, outcomes[-1, :-1])
+    return standings, changes.arrival_summary(plan, standings, newcomer.id, changed)
 
 
 def _leave(session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:

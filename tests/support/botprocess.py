@@ -44,13 +44,15 @@ class BotProcess:
         self.log = folder / "bot.log"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self, crash_at: str | None = None) -> None:
+    def start(self, crash_at: str | None = None, descriptors: int | None = None) -> None:
+        """`descriptors`: the process's limit of open files (soft and hard)."""
         env = {k: v for k, v in os.environ.items() if k != "BFJOUST_CRASH_AT"}
         if crash_at:
             env["BFJOUST_CRASH_AT"] = crash_at
+        limit = [] if descriptors is None else ["prlimit", f"--nofile={descriptors}", "--"]
         with self.log.open("a") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "hill", "bot", "--config", str(self.config)],
+                [*limit, sys.executable, "-m", "hill", "bot", "--config", str(self.config)],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
