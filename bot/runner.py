@@ -247,9 +247,9 @@ class Runner:
                     self._deliver(request, request.answer, "")
             self._rescan = False
         now = time.monotonic()
-        if self.hill.history_behind and now - self._history_tried >= HISTORY_SECONDS:
+        if self.hill.history.behind and now - self._history_tried >= HISTORY_SECONDS:
             self._history_tried = now
-            await asyncio.to_thread(self.hill.catch_up_history)
+            await asyncio.to_thread(self.hill.history.catch_up)
 
     def _tell_waiting(self, request: Request, trouble: str) -> None:
         """Tell a player, once, that their request waits for the storage."""

@@ -51,13 +51,13 @@ class Uploads:
     max_bytes: int  # the hill's max_program_bytes
     queue_size: int  # requests that may wait ([irc] queue_size)
     failures: LRU[str, int] = field(default_factory=lambda: LRU(4096))
+    trouble: Trouble = field(default_factory=lambda: Trouble("the upload form"))  # the storage's
 
     def failed(self, token: str) -> bool:
         """Count a failed post on the link; True once it has had too many."""
         count = (self.failures.get(token) or 0) + 1
         self.failures.put(token, count)
         return count >= FAILURES_ALLOWED
-    trouble: Trouble = field(default_factory=lambda: Trouble("the upload form"))
 
 
 UPLOADS = web.AppKey("uploads", Uploads)

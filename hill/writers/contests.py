@@ -209,7 +209,7 @@ class HillContests:
                 break
             if change is not None:
                 crash_point("contest-closed")  # stored; its commit is the recorder's to make
-                self.hill.record_in_git(lambda: self.hill.recorder.record(change))
+                self.hill.history.record(change)
             return self.view(name)
 
     def _play_waiting(self, request: Request) -> None:
@@ -280,7 +280,7 @@ class HillContests:
                     session, self.hill.queries, row, EventKind.CONTEST_RESULTS, "hill", summary
                 )
             crash_point("contest-played")
-            self.hill.record_in_git(lambda: self.hill.recorder.record(change))
+            self.hill.history.record(change)
             return self.view(name)
 
     def mark_told(self, name: str, news: tuple[str, ...]) -> None:

@@ -7,9 +7,8 @@ hill.writers.lock), is written to the database as one transaction, and is
 then recorded in the git repository from the data in hand
 (hill.history.recorder).  A crash between the two is repaired on the next
 start; a git that fails after the database committed (the disk full) does
-not undo the change nor its answer: the history is behind
-(`history_behind`), said in one log line, and `catch_up_history` (the bot
-tries it every few seconds) commits what it lacks once git can write.
+not undo the change nor its answer (hill.writers.git_history: the history
+is behind until it catches up).
 A player's request (hill.store.requests) is played through `PLAYS` and
 marked done, with what it came to, in the transaction of its change.
 Reads go through `Hill.queries` (plain data), as the readers that open the
@@ -18,7 +17,6 @@ hill without this writer do.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,12 +26,11 @@ from sqlalchemy.orm import Session
 from hill.config import HillSettings
 from hill.engine import arena
 from hill.engine.arena import Arena, Executor
-from hill.errors import HillError, storage_trouble
+from hill.errors import HillError
 from hill.faults import crash_point
 from hill.history.recorder import Change, HistoryRecorder
 from hill.history.repository import HillRepository
 from hill.layout import DataFolder
-from hill.logs import Trouble
 from hill.rules import changes, names
 from hill.rules.events import ARRIVALS, EventKind, LeaveReason, ProgramStatus, utcnow
 from hill.rules.programs import check_program
@@ -46,9 +43,8 @@ from hill.store.queries import HillQueries, code_by_hash
 from hill.store.requests import finish
 from hill.store.tables import Event, ProgramRow, Request
 from hill.store.trials import open_page
+from hill.writers.git_history import GitHistory
 from hill.writers.lock import HillLock
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -88,20 +84,19 @@ class Hill:
         self.lock = HillLock(folder.lock, self.db)
         self.queries = HillQueries(self.db, settings.ranking)
         self.arena = Arena(executor, jobs=jobs)
-        self.history_behind = False  # git lacks changes the database has
-        self.git_trouble = Trouble("git (behind the database)")
         with self.lock.held():
             self.db.upgrade()
             repository = HillRepository(folder.repository, settings.git_branch, settings.git_remote)
-            self.recorder = HistoryRecorder(repository, self.queries, self.db)
-            self.record_in_git(self.recorder.catch_up)
+            recorder = HistoryRecorder(repository, self.queries, self.db)
+            self.history = GitHistory(recorder, self.lock)
+            self.history.catch_up()
         from hill.writers.contests import HillContests  # which builds on this module
 
         self.contests = HillContests(self)  # the contests, which never change the hill
 
     @property
     def repository(self) -> HillRepository:
-        return self.recorder.repository
+        return self.history.recorder.repository
 
     def close(self) -> None:
         self.db.close()
@@ -267,31 +262,7 @@ class Hill:
             arrived,
             left,
         )
-        self.record_in_git(lambda: self.recorder.record(change))
-
-    def catch_up_history(self) -> bool:
-        """Commit to git the changes it lacks (after a failure, the disk
-        full say); whether the history is in line now."""
-        with self.lock.held():
-            self.record_in_git(self.recorder.catch_up)
-        return not self.history_behind
-
-    def record_in_git(self, record: Callable[[], object]) -> None:
-        """Record in git: a failure leaves the change made (the database
-        has it) and the history behind, said once per interval."""
-        try:
-            record()
-        except Exception as error:
-            trouble = storage_trouble(error)
-            if trouble is None:
-                log.exception("recording the hill's history in git failed; it is behind")
-                trouble = "git failed"
-            self.git_trouble.struck(trouble)
-            self.history_behind = True
-        else:
-            if self.history_behind:
-                self.git_trouble.cleared()
-            self.history_behind = False
+        self.history.record(change)
 
 
 def _arrive(
