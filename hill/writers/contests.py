@@ -41,7 +41,8 @@ from hill.rules.programs import check_program
 from hill.rules.requests import Outcome, RequestKind
 from hill.rules.standings import Standings
 from hill.store import records
-from hill.store.contests import ContestView, contest, entrants, find, published_files, view_of
+from hill.store.contests import ContestView, entrants, find, published_files, view_of
+from hill.store.contests import contest as stored_contest
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook, entries_waiting, finish
 from hill.store.tables import ContestEntryRow, ContestRow, Request
@@ -64,7 +65,7 @@ class HillContests:
 
     def view(self, name: str) -> ContestView:
         """Contest `name` as everyone may see it; HillError if there is none."""
-        found = contest(self.hill.db, name)
+        found = stored_contest(self.hill.db, name)
         if found is None:
             raise HillError(f"there is no contest {name[:40]}: {HOW_TO_ENTER}")
         return found
