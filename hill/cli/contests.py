@@ -17,7 +17,8 @@ import json
 import sys
 
 from hill.cli.shared import add_shared_options, open_hill, read_file, read_hill
-from hill.cli.tournament_files import add_execution_options, arena_for, progress_bar, text_result
+from hill.cli.tournament_files import add_execution_options, text_result
+from hill.cli.tournaments import play_on
 from hill.errors import CommandError, HillError
 from hill.rules import contests as rules
 from hill.rules import names
@@ -86,9 +87,10 @@ def command_list(args: argparse.Namespace) -> None:
     found = read_hill(args, contests)
     if args.json:
         print(json.dumps({"contests": [view.to_json() for view in found]}))
-    elif not found:
+        return
+    if not found:
         print("no contests yet: `bfjoust contest create NAME --closes TIME` announces one")
-    for view in found if not args.json else ():
+    for view in found:
         print(summary_line(view))
 
 
@@ -170,10 +172,7 @@ def _play_tournament(args: argparse.Namespace, hill: Hill, view: ContestView) ->
         f"tournament #{view.tournament_id} (stopped, the same command plays it on)",
         file=sys.stderr,
     )
-    with arena_for(args) as jousts:
-        playing = HillTournaments(hill).prepare(view.tournament_id, jousts)
-        with progress_bar(playing.plan) as progress:
-            playing.run(progress)
+    play_on(args, HillTournaments(hill), view.tournament_id)
     return hill.contests.finish(view.name)
 
 

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-from hill.cli.shared import add_shared_options, open_hill, open_queries
+from hill.cli.shared import add_shared_options, open_hill, read_hill
 from hill.cli.tournament_files import (
     add_execution_options,
     add_format_options,
@@ -125,22 +125,24 @@ def command_cancel(args: argparse.Namespace) -> None:
     _print_view(view, args.json)
 
 
-def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
+def play_on(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
+    """Play a stored tournament of the hill from wherever it stands to its
+    end, on the arena of the options, with a progress bar."""
     with arena_for(args) as jousts:
         playing = service.prepare(tournament_id, jousts)
         with progress_bar(playing.plan) as progress:
             playing.run(progress)
+
+
+def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
+    play_on(args, service, tournament_id)
     view = tournament(service.hill.db, tournament_id)
     assert view is not None
     _print_view(view, args.json)
 
 
 def command_list(args: argparse.Namespace) -> None:
-    queries = open_queries(args)
-    try:
-        rows = tournaments(queries.db)
-    finally:
-        queries.close()
+    rows = read_hill(args, tournaments)
     if args.json:
         print(json.dumps({"tournaments": [row.to_json() for row in rows]}))
         return
@@ -151,11 +153,7 @@ def command_list(args: argparse.Namespace) -> None:
 
 
 def command_show(args: argparse.Namespace) -> None:
-    queries = open_queries(args)
-    try:
-        view = tournament(queries.db, args.id)
-    finally:
-        queries.close()
+    view = read_hill(args, tournament, args.id)
     if view is None:
         raise TournamentError(f"there is no tournament {args.id}: `bfjoust tournament list`")
     _print_view(view, args.json)

@@ -96,24 +96,20 @@ def contests(db: Database) -> list[ContestView]:
     """Every contest, the newest first."""
     with db.session() as session:
         rows = session.scalars(select(ContestRow).order_by(ContestRow.id.desc()))
-        return [_view(session, row) for row in list(rows)]
+        return [view_of(session, row) for row in list(rows)]
 
 
 def contest(db: Database, name: str) -> ContestView | None:
     """The contest called `name` (in any case), None if there is none."""
     with db.session() as session:
         row = find(session, name)
-        return None if row is None else _view(session, row)
+        return None if row is None else view_of(session, row)
 
 
 def find(session: Session, name: str) -> ContestRow | None:
     """The contest called `name`, in any case: names are unique without case."""
     query = select(ContestRow).where(func.lower(ContestRow.name) == name.lower())
     return session.scalars(query).first()
-
-
-def view_of(session: Session, row: ContestRow) -> ContestView:
-    return _view(session, row)
 
 
 def entrants(session: Session, contest_id: int) -> list[ContestEntryRow]:
@@ -137,7 +133,8 @@ def published_files(session: Session, contest_id: int, kind: EventKind) -> dict[
     }
 
 
-def _view(session: Session, row: ContestRow) -> ContestView:
+def view_of(session: Session, row: ContestRow) -> ContestView:
+    """The contest of `row` as everyone may see it."""
     hidden = row.state == ContestState.OPEN
     shown = [
         EntryView(

@@ -9,6 +9,7 @@ jousts stored before statistics were kept get theirs from a replay
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlalchemy import Select, func, literal_column, select, tuple_
 from sqlalchemy.dialects.sqlite import insert
@@ -36,14 +37,20 @@ def store_stats(session: Session, rows: Iterable[tuple[Pair, bytes]]) -> None:
 
 def load_stats(session: Session, pairs: Sequence[Pair]) -> dict[Pair, bytes]:
     """The packed statistics of the kept pairs given that have them."""
-    found: dict[Pair, bytes] = {}
+    return by_pair(session, JoustStats, JoustStats.figures, pairs)
+
+
+def by_pair(session: Session, table: Any, column: Any, pairs: Sequence[Pair]) -> dict[Pair, Any]:
+    """`column` of the rows of `table` (keyed by left_hash, right_hash) of
+    the kept pairs given that have one, CHUNK pairs a query."""
+    found: dict[Pair, Any] = {}
     wanted = sorted(set(pairs))
+    key = tuple_(table.left_hash, table.right_hash)
     for start in range(0, len(wanted), CHUNK):
-        chunk = wanted[start : start + CHUNK]
-        query = select(JoustStats.left_hash, JoustStats.right_hash, JoustStats.figures).where(
-            tuple_(JoustStats.left_hash, JoustStats.right_hash).in_(chunk)
+        query = select(table.left_hash, table.right_hash, column).where(
+            key.in_(wanted[start : start + CHUNK])
         )
-        found.update({(a, b): packed for a, b, packed in session.execute(query)})
+        found.update({(a, b): value for a, b, value in session.execute(query)})
     return found
 
 

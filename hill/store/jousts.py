@@ -11,14 +11,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select, tuple_
+from sqlalchemy import select
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
 from hill.engine import packing
 from hill.engine.arena import Pair, Played, Results, encode
 from hill.store.database import Database
-from hill.store.joust_stats import CHUNK, store_stats
+from hill.store.joust_stats import by_pair, store_stats
 from hill.store.tables import Joust
 
 
@@ -42,15 +42,7 @@ def each_joust(session: Session, hashes: Iterable[str]) -> Iterator[tuple[str, s
 
 def stored_outcomes(session: Session, pairs: Sequence[Pair]) -> dict[Pair, bytes]:
     """The stored outcomes (as kept: hill.engine.arena.encode) of kept pairs."""
-    wanted = set(pairs)
-    found: dict[Pair, bytes] = {}
-    for start in range(0, len(pairs), CHUNK):
-        chunk = sorted(wanted)[start : start + CHUNK]
-        query = select(Joust.left_hash, Joust.right_hash, Joust.outcomes).where(
-            tuple_(Joust.left_hash, Joust.right_hash).in_(chunk)
-        )
-        found.update({(a, b): stored for a, b, stored in session.execute(query)})
-    return found
+    return by_pair(session, Joust, Joust.outcomes, pairs)
 
 
 @dataclass(frozen=True)
@@ -75,8 +67,14 @@ def joust_rows(played: Iterable[Played]) -> JoustRows:
             }
             for pair, result in played
         ],
-        [(pair, packing.pack(r.records)) for pair, r in played if r.records is not None],
+        packed_stats(played),
     )
+
+
+def packed_stats(played: Iterable[Played]) -> list[tuple[Pair, bytes]]:
+    """The statistics of jousts just played with them, packed to be kept
+    (hill.store.joust_stats.store_stats)."""
+    return [(pair, packing.pack(r.records)) for pair, r in played if r.records is not None]
 
 
 def store_joust_rows(session: Session, rows: JoustRows) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
 from hill.errors import QueueFull
@@ -81,13 +81,7 @@ class RequestBook:
         """The open requests about contest `contest`'s entries heard before
         `heard_before` (its closing time), in order."""
         with self.db.session() as session:
-            query = select(Request).where(
-                Request.state.in_(OPEN),
-                Request.command.in_([k for k in RequestKind if k.contest]),
-                func.lower(Request.name) == contest.lower(),
-                Request.created_at < heard_before,
-            )
-            return list(session.scalars(query.order_by(Request.id)))
+            return list(session.scalars(entries_waiting(contest, heard_before)))
 
     def waiting_before(self, request_id: int) -> int:
         with self.db.session() as session:
@@ -149,4 +143,19 @@ def finish(
         update(Request)
         .where(Request.id == request_id)
         .values(state=state, outcome=outcome.to_json(), finished_at=utcnow())
+    )
+
+
+def entries_waiting(contest: str, heard_before: dt.datetime) -> Select[tuple[Request]]:
+    """The query of the open requests about contest `contest`'s entries
+    heard before `heard_before`, in order."""
+    return (
+        select(Request)
+        .where(
+            Request.state.in_(OPEN),
+            Request.command.in_([k for k in RequestKind if k.contest]),
+            func.lower(Request.name) == contest.lower(),
+            Request.created_at < heard_before,
+        )
+        .order_by(Request.id)
     )

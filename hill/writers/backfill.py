@@ -24,10 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import structlog
 
-from hill.engine import packing
 from hill.engine.arena import Arena, LocalExecutor, decode
 from hill.store.joust_stats import lacking_stats, stats_progress, store_stats
-from hill.store.jousts import stored_outcomes
+from hill.store.jousts import packed_stats, stored_outcomes
 from hill.store.queries import code_by_hash, hill_hashes
 from hill.writers.hill import Hill
 
@@ -70,9 +69,7 @@ class StatsBackfill:
             if not np.array_equal(decode(stored[pair]), result.outcomes):
                 disagreed += 1
                 log.error("a replayed joust disagrees with its stored outcomes", pair=pair)
+        packed = packed_stats(played)  # before the transaction: it keeps others waiting
         with self.hill.lock.transaction() as session:
-            store_stats(
-                session,
-                [(pair, packing.pack(r.records)) for pair, r in played if r.records is not None],
-            )
+            store_stats(session, packed)
         return Backfilled(len(played), disagreed, len(pairs) < batch)

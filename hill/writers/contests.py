@@ -38,15 +38,16 @@ from hill.rules import contests as rules
 from hill.rules.contests import ContestState
 from hill.rules.events import EventKind, iso_utc, utcnow
 from hill.rules.programs import check_program
-from hill.rules.requests import FINISHED, OPEN, Outcome, RequestKind
+from hill.rules.requests import Outcome, RequestKind
 from hill.rules.standings import Standings
 from hill.store import records
 from hill.store.contests import ContestView, entrants, find, published_files, view_of
+from hill.store.contests import contest as stored_contest
 from hill.store.queries import HillQueries
-from hill.store.requests import RequestBook, finish
-from hill.store.tables import ContestEntryRow, ContestRow, Event, Request
+from hill.store.requests import RequestBook, entries_waiting, finish
+from hill.store.tables import ContestEntryRow, ContestRow, Request
 from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
-from hill.writers.hill import Hill, Report
+from hill.writers.hill import Hill, Report, add_event
 
 HOW_TO_ENTER = "!bfjoust-contest lists the open ones"
 
@@ -64,11 +65,10 @@ class HillContests:
 
     def view(self, name: str) -> ContestView:
         """Contest `name` as everyone may see it; HillError if there is none."""
-        with self.hill.db.session() as session:
-            row = find(session, name)
-            if row is None:
-                raise HillError(f"there is no contest {name[:40]}: {HOW_TO_ENTER}")
-            return view_of(session, row)
+        found = stored_contest(self.hill.db, name)
+        if found is None:
+            raise HillError(f"there is no contest {name[:40]}: {HOW_TO_ENTER}")
+        return found
 
     def create(
         self,
@@ -126,7 +126,7 @@ class HillContests:
     def _entry(self, request: Request, code: bytes | None) -> Report:
         empty = Standings.empty(self.hill.settings.ranking)
         with self.hill.lock.held():
-            stored = self._finished(request.id)
+            stored = self.book.get(request.id).answer
             if stored is not None:  # played already (by a close), answered once
                 return Report(stored.summary, empty, changed=False)
             with self.hill.db.session() as session:
@@ -182,11 +182,6 @@ class HillContests:
             finish(session, request.id, Outcome(summary))
         return Report(summary, standings, changed=False)
 
-    def _finished(self, request_id: int) -> Outcome | None:
-        with self.hill.db.session() as session:
-            row = session.get(Request, request_id)
-            return row.answer if row is not None and row.state in FINISHED else None
-
     # --- the close and the publications ------------------------------------
 
     def close(self, name: str, *, by: str, now: dt.datetime | None = None) -> ContestView:
@@ -234,10 +229,10 @@ class HillContests:
             )
             if taken.rowcount != 1:  # type: ignore[attr-defined]
                 return None
-            if _waiting(session, contest_id, closing):
-                raise _Straggler  # rolled back
             row = session.get(ContestRow, contest_id)
             assert row is not None
+            if session.scalars(entries_waiting(row.name, closing).limit(1)).first():
+                raise _Straggler  # rolled back
             rows = entrants(session, contest_id)
             players = [e for e in rows if not e.control and e.code is not None]
             controls = [e for e in rows if e.control]
@@ -335,18 +330,6 @@ def _entrant(session: Session, contest_id: int, owner: str) -> ContestEntryRow |
     return session.scalars(query).first()
 
 
-def _waiting(session: Session, contest_id: int, closing: dt.datetime) -> bool:
-    """Whether a request about the contest's entries, heard before `closing`, is still open."""
-    name = select(ContestRow.name).where(ContestRow.id == contest_id).scalar_subquery()
-    query = select(func.count()).where(
-        Request.state.in_(OPEN),
-        Request.command.in_([k for k in RequestKind if k.contest]),
-        func.lower(Request.name) == func.lower(name),
-        Request.created_at < closing,
-    )
-    return bool(session.scalar(query))
-
-
 def _add_tournament(session: Session, row: ContestRow, playing: list[ContestEntryRow]) -> int:
     """The contest's tournament over its entrants, stored (not played yet)."""
     code = {e.entrant: e.code_hash for e in playing}
@@ -369,11 +352,7 @@ def _publication(
     """The hill event that publishes a contest's files, in `session`:
     the hill exactly as it was (its state is the one in force), and its files."""
     previous_id, standings, _ = queries.current(session)
-    stored = {"method": standings.method, "entries": standings.records()}
-    event = Event(kind=kind, actor=actor, summary=summary, standings=stored)
-    event.contest_id = row.id
-    session.add(event)
-    session.flush()  # its id and time
+    event = add_event(session, kind, actor, summary, standings, contest_id=row.id)
     return Change(
         event.id,
         previous_id,

@@ -128,7 +128,7 @@ class Hill:
                     self.settings.ranking, current, plan, results, _contestant(row)
                 )
                 displaced = plan.displaced.program.id if plan.displaced else None
-                event = _add_event(session, plan.kind, owner, summary, standings, row.id, displaced)
+                event = add_event(session, plan.kind, owner, summary, standings, row.id, displaced)
                 page = None
                 if test_only:
                     page = open_page(session, event.id, row.id, self.settings.test_page_hours)
@@ -203,7 +203,7 @@ class Hill:
             summary = changes.rescore_summary(standings, rejoust)
             with self.lock.transaction() as session:
                 store_jousts(session, played)
-                event = _add_event(session, EventKind.RESCORE, actor, summary, standings)
+                event = add_event(session, EventKind.RESCORE, actor, summary, standings)
                 report = Report(summary, standings, changed=True, kind=EventKind.RESCORE)
                 _answer(session, request, report)
             self._record(event, previous_id, standings)
@@ -232,7 +232,7 @@ class Hill:
                 )
                 _leave(session, leaving, reason)
                 summary = changes.departure_summary(full_name, kind, standings.size)
-                event = _add_event(
+                event = add_event(
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )
                 if kind == EventKind.REMOVE and actor != leaving.program.owner:
@@ -313,7 +313,7 @@ def _leave(session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
     return row
 
 
-def _add_event(
+def add_event(
     session: Session,
     kind: EventKind,
     actor: str,
@@ -321,12 +321,15 @@ def _add_event(
     standings: Standings,
     program_id: int | None = None,
     displaced_id: int | None = None,
+    contest_id: int | None = None,
 ) -> Event:
+    """Store a hill event (the standings after it) in `session`, with its id and time."""
     event = Event(
         kind=kind,
         actor=actor,
         program_id=program_id,
         displaced_id=displaced_id,
+        contest_id=contest_id,
         summary=summary,
         standings={"method": standings.method, "entries": standings.records()},
     )
