@@ -18,7 +18,7 @@ TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py hill/engine/_engine.c
+$(STAMP): pyproject.toml setup.py hill/engine/_engine.c hill/engine/core/bfjoust.c hill/engine/core/bfjoust.h
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
