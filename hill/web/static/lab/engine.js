@@ -99,13 +99,15 @@ export async function loadEngine(from) {
   return new Engine(instance.exports);
 }
 
-// A compiled program: compile once, joust many times; free() it when done.
+// A compiled program: compile once, joust many times; free() it when done
+// (one the page forgets is freed when it is collected, if ever).
 class Program {
   constructor(engine, handle, bytes) {
     this._engine = engine;
     this._handle = handle;
     this.source = bytes;
     this.instructions = engine._x.instructions(handle);
+    engine._programs?.register(this, handle, this);
   }
 
   get handle() {
@@ -114,7 +116,10 @@ class Program {
   }
 
   free() {
-    if (this._handle) this._engine._x.program_free(this._handle);
+    if (this._handle) {
+      this._engine._programs?.unregister(this);
+      this._engine._x.program_free(this._handle);
+    }
     this._handle = 0;
   }
 }
@@ -123,6 +128,9 @@ class Engine {
   constructor(exports) {
     const x = (this._x = exports);
     if (x._initialize) x._initialize();
+    if (typeof FinalizationRegistry === "function") {
+      this._programs = new FinalizationRegistry((handle) => x.program_free(handle));
+    }
     this.MIN_TAPE = x.min_tape();
     this.MAX_TAPE = x.max_tape();
     this.BATTLES = x.battles();
@@ -208,16 +216,33 @@ class Engine {
     throw Object.assign(new Error(`line ${where.line}, column ${where.column}: ${message}`), where);
   }
 
-  // run `use` on compiled programs (sources compiled for it and freed after)
-  _with(left, right, use) {
-    const a = left instanceof Program ? left : this.compile(left);
-    let b;
+  // the two sides as Programs of this engine: [left, right, those compiled
+  // here, which the caller frees]
+  _sides(left, right) {
+    const owned = [];
     try {
-      b = right instanceof Program ? right : this.compile(right);
+      const sides = [left, right].map((side) => {
+        if (!(side instanceof Program)) {
+          owned.push(this.compile(side));
+          return owned[owned.length - 1];
+        }
+        if (side._engine !== this) throw new Error("a Program runs only in its own engine");
+        return side;
+      });
+      return [...sides, owned];
+    } catch (error) {
+      owned.forEach((program) => program.free());
+      throw error;
+    }
+  }
+
+  // run `use` on the two sides compiled (and those compiled for it freed after)
+  _with(left, right, use) {
+    const [a, b, owned] = this._sides(left, right);
+    try {
       return use(a, b);
     } finally {
-      if (a !== left) a.free();
-      if (b && b !== right) b.free();
+      owned.forEach((program) => program.free());
     }
   }
 
@@ -332,15 +357,7 @@ class Engine {
     const kettle = this._battle(tapeLength, polarity);
     const maxCycles = this._maxCycles(options);
     // the session needs its programs alive: it owns those it compiles
-    const a = left instanceof Program ? left : this.compile(left);
-    let b;
-    try {
-      b = right instanceof Program ? right : this.compile(right);
-    } catch (error) {
-      if (a !== left) a.free();
-      throw error;
-    }
-    const owned = [a, b].filter((p, i) => p !== [left, right][i]);
+    const [a, b, owned] = this._sides(left, right);
     const x = this._x;
     const handle = x.debug_new(a.handle, b.handle, tapeLength, kettle, maxCycles);
     if (!handle) {
@@ -362,15 +379,18 @@ class Engine {
           return Array.from(opens, (open, i) => ({ open, value: values[i] }));
         }
         if (buffer) x.release(buffer);
-        buffer = 0;
+        buffer = room = 0;
+        buffer = this._alloc(8 * Math.max(count, 64));
         room = Math.max(count, 64);
-        buffer = this._alloc(8 * room);
       }
     };
+    // (its programs stay referenced here, out of reach of the collector)
+    const programs = [a, b];
     session.free = () => {
       if (live) x.debug_free(live);
       if (buffer) x.release(buffer);
       live = buffer = 0;
+      programs.length = 0;
       owned.forEach((p) => p.free());
     };
     return session;
