@@ -60,7 +60,8 @@ function lineColumn(bytes, offset) {
   }
   // characters: code points, as Python counts them (invalid bytes as U+FFFD)
   let column = 1;
-  for (let i = 0, text = new TextDecoder().decode(bytes.subarray(start, end)); i < text.length; i++) {
+  const text = new TextDecoder().decode(bytes.subarray(start, end));
+  for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0xd800 || code > 0xdbff) column++;
   }
@@ -138,7 +139,9 @@ class Engine {
     this.MAX_NEST = x.max_nest();
     this.MAX_SOURCE = x.max_source();
     const names = [];
-    for (let kind = 1; kind < x.error_count(); kind++) names[kind] = this._string(x.error_name(kind));
+    for (let kind = 1; kind < x.error_count(); kind++) {
+      names[kind] = this._string(x.error_name(kind));
+    }
     this._names = names;
     // the parse errors (all but running out of memory), as _engine.PARSE_ERRORS
     this.PARSE_ERRORS = names.filter((name) => name && name in MESSAGES);
