@@ -1,7 +1,7 @@
 // The hill's own engine in the browser (and in Node 18+): an ES module over
 // engine.wasm, the WebAssembly build of hill/engine/core/bfjoust.c through the
-// thin binding hill/engine/wasm.c (both built by `make setup`).  The API is
-// the Lab's contract (LAB.md, "Contract for tools"):
+// thin binding hill/engine/wasm.c (built by `make setup`).  The API is the
+// Lab's contract for tools:
 //
 //   import { loadEngine } from "./engine.js";
 //   const engine = await loadEngine();   // or loadEngine(url), loadEngine(bytes)
@@ -11,7 +11,7 @@
 // is a byte offset in the UTF-8 source.  A compiled Program, a debug session
 // hold wasm memory: free() them.  No engine logic lives here: only the
 // reading of the module's memory, the words of the errors and of how a
-// battle ended (the same as hill.engine's).
+// battle ended (the same as hill.engine's), the classic text form.
 
 // What each parse error says (hill.engine.ERROR_MESSAGES, word for word;
 // tests/test_lab_engine.py checks it): {other} is "line L, column C" of the
