@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -110,9 +109,7 @@ def mount(
 
 
 def native(left: str, right: str, tape: int, polarity: str) -> engine.Trace:
-    return engine.trace(
-        engine.compile_program(left), engine.compile_program(right), tape, polarity
-    )
+    return engine.trace(engine.compile_program(left), engine.compile_program(right), tape, polarity)
 
 
 def expect_state(now: dict[str, Any], trace: engine.Trace, cycle: int) -> None:
@@ -312,9 +309,14 @@ def test_state_round_trip(page: webdriver.Chrome) -> None:
     assert page.execute_script("return harness.state()") == state
     assert page.execute_script("return harness.changes.at(-1)") == state
     expect_state(now, native(left, right, 21, "sieve"), 321)
-    mount(page, left, right, state["tapeLength"], state["polarity"], **{
-        k: state[k] for k in ("cycle", "breakpoints")
-    })
+    mount(
+        page,
+        left,
+        right,
+        state["tapeLength"],
+        state["polarity"],
+        **{k: state[k] for k in ("cycle", "breakpoints")},
+    )
     settled(page, 321)
     assert page.execute_script("return harness.state()") == state
     # what makes no sense is dropped, a signed value made 0..255
@@ -423,7 +425,7 @@ def test_flags_and_their_meaning_are_shown(page: webdriver.Chrome) -> None:
     flags = page.find_elements(By.CSS_SELECTOR, ".dbg-cell.flag .dbg-second")
     assert [f.text for f in flags] == ["128 · -128", "128 · -128"]
     legend = page.find_element(By.CSS_SELECTOR, ".dbg-legend").text
-    assert "starts at 128" in legend and "0–255" in legend and "−128" in legend
+    assert "starts at 128" in legend and "0\u2013255" in legend and "\u2212128" in legend
 
 
 def test_parse_error_at_its_place(page: webdriver.Chrome) -> None:
@@ -432,8 +434,7 @@ def test_parse_error_at_its_place(page: webdriver.Chrome) -> None:
         engine.compile_program(bad)
     mount(page, bad, source(DEFEND), 10, "sieve")
     text = WebDriverWait(page, 20).until(
-        lambda d: (t := d.find_element(By.CSS_SELECTOR, ".dbg-progress").text).startswith("L")
-        and t
+        lambda d: (t := d.find_element(By.CSS_SELECTOR, ".dbg-progress").text).startswith("L") and t
     )
     where = f"line {error.value.line}, column {error.value.column}"
     assert text == f"L: {error.value.message} at {where}"
@@ -451,8 +452,10 @@ def test_a_100000_cycle_tie_loads_and_steps_back_at_once(page: webdriver.Chrome)
     print(f"\n100000-cycle tie traced and shown in {time.perf_counter() - started:.2f} s")
     expect_state(shown(page), trace, 100000)
     took = page.execute_async_script(STEP_BACK)
-    print(f"stepping back 1000 cycles from the end: drawn in {took['drawn']:.1f} ms, "
-          f"counters in {took['counters']:.1f} ms")
+    print(
+        f"stepping back 1000 cycles from the end: drawn in {took['drawn']:.1f} ms, "
+        f"counters in {took['counters']:.1f} ms"
+    )
     expect_state(settled(page, 99000), trace, 99000)
 
 
@@ -499,8 +502,7 @@ def test_cancel_a_trace(page: webdriver.Chrome) -> None:
     huge = "+-" * 400_000
     # a tie to the limit with an 800 KB program: long enough to cancel
     page.execute_script(
-        "harness.mount(arguments[0]);"
-        "document.querySelector('.dbg-progress button').click();",
+        "harness.mount(arguments[0]);document.querySelector('.dbg-progress button').click();",
         {
             "left": {"name": "L", "source": huge},
             "right": {"name": "R", "source": source(LEGIT)},
