@@ -55,7 +55,17 @@ export class SourceText {
       if (this.lineStarts[middle] <= char) low = middle;
       else high = middle - 1;
     }
-    const column = Array.from(this.text.slice(this.lineStarts[low], char)).length + 1;
+    // the column in characters (code points), as the engine's messages count it
+    let column = char - this.lineStarts[low] + 1;
+    if (!this.ascii) {
+      for (let i = this.lineStarts[low]; i < char; i++) {
+        const unit = this.text.charCodeAt(i);
+        if (unit >= 0xdc00 && unit <= 0xdfff && i > 0) {
+          const before = this.text.charCodeAt(i - 1);
+          if (before >= 0xd800 && before <= 0xdbff) column -= 1;
+        }
+      }
+    }
     return { line: low + 1, column };
   }
 

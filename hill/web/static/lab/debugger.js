@@ -470,7 +470,10 @@ class Debugger {
     this.tape.replaceChildren(...slots);
   }
 
+  // draw at the next frame; ask for the counters now, so that they usually
+  // come back before that frame and the state is drawn once, whole
   schedule() {
+    if (this.trace && this.counters.cycle !== this.cycle) this.askCounters();
     if (!this.frame) this.frame = requestAnimationFrame(() => this.draw());
   }
 
