@@ -329,6 +329,21 @@ def test_state_round_trip(page: webdriver.Chrome) -> None:
     ]
 
 
+def test_other_programs_in_the_same_debugger(page: webdriver.Chrome) -> None:
+    mount(page, source(ALLEGRO), source(DEFEND), 14, "sieve", cycle=200)
+    settled(page, 200)
+    left, right = source(SELF_DEFENSE), source(ALLEGRO)
+    page.execute_script(
+        "harness.setPrograms({name: 'New', source: arguments[0]},"
+        " {name: 'Other', source: arguments[1]})",
+        left,
+        right,
+    )
+    expect_state(settled(page, 200), native(left, right, 14, "sieve"), 200)
+    names = [e.text for e in page.find_elements(By.CSS_SELECTOR, ".dbg-pane .dbg-marker")]
+    assert names == ["New", "Other"]
+
+
 def test_keyboard_only(page: webdriver.Chrome) -> None:
     left, right = source(ALLEGRO), source(DEFEND)
     trace = native(left, right, 17, "kettle")

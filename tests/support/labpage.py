@@ -24,6 +24,8 @@ HARNESS = "/harness/debugger_harness.html"
 
 def policy() -> str:
     csp = SECURITY_HEADERS["Content-Security-Policy"]
+    if "'wasm-unsafe-eval'" in csp:
+        return csp
     return csp.replace("script-src 'self'", "script-src 'self' 'wasm-unsafe-eval'")
 
 

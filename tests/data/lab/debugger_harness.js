@@ -19,6 +19,7 @@ window.harness = {
   },
   state: () => dbg.getState(),
   setState: (state) => dbg.setState(state),
+  setPrograms: (left, right) => dbg.setPrograms(left, right),
   destroy: () => dbg.destroy(),
   // the engine's own counters for a battle at a cycle: [left's, right's]
   async counters(left, right, tapeLength, polarity, cycle) {

@@ -135,7 +135,7 @@ export class SourcePane {
       to = Math.min(text.length, from + 2 * HALF_WINDOW);
       from = Math.max(0, to - 2 * HALF_WINDOW);
       this.note.textContent =
-        `characters ${from + 1}–${to} of ${text.length} ` +
+        `· characters ${from + 1}–${to} of ${text.length} ` +
         "(a window around the current instruction)";
     } else {
       this.note.textContent = "";

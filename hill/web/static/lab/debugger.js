@@ -117,12 +117,21 @@ class Debugger {
       { class: "dbg-tape-wrap", tabindex: "0", "aria-label": "the tape (scrolls sideways)" },
       this.tape,
     );
+    this.labels = { left: [], right: [] }; // the elements that show a side's name
+    const name = (side, prefix = "") => {
+      const text = prefix + this.names[side];
+      const label = element("span", { class: `dbg-marker ${side}`, text });
+      label.dataset.prefix = prefix;
+      this.labels[side].push(label);
+      return label;
+    };
+    this.name = name;
     const legend = element(
       "p",
       { class: "dbg-legend" },
-      element("span", { class: "dbg-marker left", text: `▼ ${this.names.left}` }),
+      name("left", "▼ "),
       " ",
-      element("span", { class: "dbg-marker right", text: `▲ ${this.names.right}` }),
+      name("right", "▲ "),
       element("br"),
       "Cells are bytes, 0–255, also shown signed (−128–127: 128 is −128, 255 is −1). " +
         "The flags are the two end cells, framed: each starts at 128; " +
@@ -137,7 +146,11 @@ class Debugger {
   }
 
   buildControls() {
-    const controls = element("div", { class: "dbg-controls", role: "group", "aria-label": "Steps" });
+    const controls = element("div", {
+      class: "dbg-controls",
+      role: "group",
+      "aria-label": "Steps",
+    });
     const button = (text, label, action) => {
       const b = element("button", { type: "button", text, "aria-label": label, title: label });
       b.addEventListener("click", action);
@@ -197,7 +210,12 @@ class Debugger {
       kind.append(element("option", { value, text }));
     }
     const side = element("select", { "aria-label": "side" });
-    for (const s of SIDES) side.append(element("option", { value: s, text: this.names[s] }));
+    for (const s of SIDES) {
+      const option = element("option", { value: s, text: this.names[s] });
+      option.dataset.prefix = "";
+      this.labels[s].push(option);
+      side.append(option);
+    }
     const cell = element("input", { type: "number", value: "0", "aria-label": "cell" });
     const value = element("input", { type: "number", value: "0", "aria-label": "value" });
     const sideLabel = element("label", {}, "side ", side);
@@ -254,7 +272,7 @@ class Debugger {
       const caption = element(
         "figcaption",
         {},
-        element("span", { class: `dbg-marker ${side}`, text: this.names[side] }),
+        this.name(side),
         " ",
         this.where[side],
         " ",
@@ -270,8 +288,11 @@ class Debugger {
 
   buildKeys() {
     const list = element("dl", { class: "dbg-keys" });
-    for (const [keys, what] of KEYS) list.append(element("dt", { text: keys }), element("dd", { text: what }));
-    return element("details", { class: "dbg-help" }, element("summary", { text: "Keyboard" }), list);
+    for (const [keys, what] of KEYS) {
+      list.append(element("dt", { text: keys }), element("dd", { text: what }));
+    }
+    const summary = element("summary", { text: "Keyboard" });
+    return element("details", { class: "dbg-help" }, summary, list);
   }
 
   // ---- tracing ---------------------------------------------------------------
@@ -601,7 +622,7 @@ class Debugger {
 
   setState(state) {
     const tapeLength = Math.min(30, Math.max(10, Number(state.tapeLength ?? this.tapeLength)));
-    const polarity = state.polarity === "kettle" || state.polarity === "sieve" ? state.polarity : this.polarity;
+    const polarity = ["sieve", "kettle"].includes(state.polarity) ? state.polarity : this.polarity;
     const retrace = tapeLength !== this.tapeLength || polarity !== this.polarity;
     this.tapeLength = tapeLength;
     this.polarity = polarity;
@@ -616,6 +637,12 @@ class Debugger {
   setPrograms(left, right) {
     this.sources = { left: left.source, right: right.source };
     this.names = { left: left.name || "left", right: right.name || "right" };
+    for (const side of SIDES) {
+      for (const label of this.labels[side]) {
+        label.textContent = label.dataset.prefix + this.names[side];
+      }
+    }
+    this.listBreakpoints();
     this.load();
   }
 
