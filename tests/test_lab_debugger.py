@@ -319,6 +319,9 @@ def test_state_round_trip(page: webdriver.Chrome) -> None:
     )
     settled(page, 321)
     assert page.execute_script("return harness.state()") == state
+    listed = [e.text for e in page.find_elements(By.CSS_SELECTOR, ".dbg-break-list li")]
+    line, column = engine.line_column(left.encode(), 17)
+    assert f"L at line {line}, column {column} \u00d7" in listed
     # what makes no sense is dropped, a signed value made 0..255
     page.execute_script(
         "harness.setState({breakpoints: [{kind: 'cell', cell: 99, value: 1},"

@@ -303,6 +303,7 @@ class Debugger {
     this.trace = null;
     this.counters = { cycle: -1, values: [[], []], asking: false };
     for (const side of SIDES) this.panes[side].setText(this.sources[side]);
+    this.listBreakpoints(); // positions are named by line and column of these sources
     this.tapeSelect.value = String(this.tapeLength);
     this.polaritySelect.value = this.polarity;
     this.worker ??= this.startWorker();
@@ -394,8 +395,8 @@ class Debugger {
   // ---- moving ------------------------------------------------------------------
 
   go(cycle, hit = "") {
-    const last = this.trace ? this.trace.cycles : Infinity;
-    const next = Math.max(0, Math.min(last, Math.round(Number(cycle) || 0)));
+    if (!this.trace) return; // still tracing: nothing to move over yet
+    const next = Math.max(0, Math.min(this.trace.cycles, Math.round(Number(cycle) || 0)));
     this.hit.textContent = hit;
     if (next === this.cycle) return this.schedule();
     this.cycle = next;
