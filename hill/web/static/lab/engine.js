@@ -197,14 +197,15 @@ class Engine {
     return this._located(bytes, error);
   }
 
-  /** A compiled Program (free() it); throws an Error with .kind, .offset, .line ... */
+  /** A compiled Program (free() it); a parse error throws an Error with the
+   * fields of check()'s answer (its message prefixed with the place). */
   compile(source) {
     const bytes = asBytes(source);
     const { handle, error } = this._compile(bytes);
     if (handle) return new Program(this, handle, bytes);
-    const where = this._located(bytes, error);
-    const thrown = new Error(`line ${where.line}, column ${where.column}: ${where.message}`);
-    throw Object.assign(thrown, where);
+    // the message says where, as str(hill.errors.ParseError): "line 1, column 2: ..."
+    const { message, ...where } = this._located(bytes, error);
+    throw Object.assign(new Error(`line ${where.line}, column ${where.column}: ${message}`), where);
   }
 
   // run `use` on compiled programs (sources compiled for it and freed after)
