@@ -168,7 +168,10 @@ export class SourcePane {
       for (const counter of live) {
         const badge = element("sup", "counter", String(counter.value));
         badge.dataset.open = counter.open;
-        badge.title = `repeat counter of the ${text[char]} at ${source.where(counter.open)}`;
+        badge.title =
+          text[char] === "}"
+            ? `the copy of this (a{b}c)%n's c part that runs, 1 up to n`
+            : `the copies of this repeat left to run, this one included`;
         fragment.append(badge);
       }
       position = char + width;
