@@ -283,7 +283,14 @@ class Debugger {
         this.toggleBreakpoint({ kind: "position", side, offset }),
       );
     }
-    return sources;
+    const hint = element("p", {
+      class: "dbg-hint",
+      text:
+        "Highlighted: the instruction each program runs next. The small numbers are the " +
+        "live repeat counters: beside a ( the copies of its repeat left to run (this one " +
+        "included); beside the } of (a{b}c)%n the copy of c that runs.",
+    });
+    return element("div", {}, sources, hint);
   }
 
   buildKeys() {
