@@ -469,7 +469,7 @@ def test_a_100000_cycle_tie_loads_and_steps_back_at_once(page: webdriver.Chrome)
     settled(page, 100000)
     print(f"\n100000-cycle tie traced and shown in {time.perf_counter() - started:.2f} s")
     expect_state(shown(page), trace, 100000)
-    took = page.execute_async_script(STEP_BACK)
+    took = page.execute_async_script(STEP, "1000 cycles back", -1000)
     print(
         f"stepping back 1000 cycles from the end: drawn in {took['drawn']:.1f} ms, "
         f"counters in {took['counters']:.1f} ms"
@@ -477,13 +477,14 @@ def test_a_100000_cycle_tie_loads_and_steps_back_at_once(page: webdriver.Chrome)
     expect_state(settled(page, 99000), trace, 99000)
 
 
-# click "1000 cycles back"; how long until drawn, and until the counters came
-STEP_BACK = """
-const done = arguments[arguments.length - 1];
+# click a step button (its label, its step); how long until the new cycle is
+# drawn, and until its counters are shown
+STEP = """
+const [label, step, done] = arguments;
 const root = document.querySelector('.dbg');
-const target = Number(root.querySelector('.dbg-now').textContent) - 1000;
+const target = Number(root.querySelector('.dbg-now').textContent) + step;
 const started = performance.now();
-root.querySelector('button[aria-label="1000 cycles back"]').click();
+root.querySelector(`button[aria-label="${label}"]`).click();
 let drawn = null;
 const wait = () => {
   if (drawn === null && Number(root.querySelector('.dbg-now').textContent) === target)
@@ -532,3 +533,26 @@ def test_cancel_a_trace(page: webdriver.Chrome) -> None:
     assert now["progress"].startswith("Tracing cancelled")
     page.find_element(By.XPATH, "//button[text()='Trace again']").click()
     assert settled(page)["cycles"] == 100000
+
+
+def test_deep_nesting(page: webdriver.Chrome) -> None:
+    depth = engine.MAX_NEST
+    deep = "(" * depth + "+" + ")*2" * depth
+    left, right = deep, source(SELF_DEFENSE)
+    trace = native(left, right, 10, "sieve")
+    mount(page, left, right, 10, "sieve", cycle=3)
+    now = settled(page, 3)
+    expect_state(now, trace, 3)
+    expected = page.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "harness.counters(...arguments[0]).then(done, (e) => done(String(e)));",
+        [left, right, 10, "sieve", 3],
+    )
+    assert len(expected[0]) == depth
+    # the innermost hundred beside their '(', and how many there are
+    assert now["counters"] == [expected[0][-100:], expected[1]]
+    note = page.find_element(By.CSS_SELECTOR, ".dbg-pane.left .dbg-window").text
+    assert f"the 100 innermost of {depth} live repeats" in note
+    took = page.execute_async_script(STEP, "1 cycle back", -1)
+    print(f"\none cycle back with {depth} live counters: drawn in {took['drawn']:.1f} ms")
+    expect_state(settled(page, 2), trace, 2)

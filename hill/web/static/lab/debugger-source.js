@@ -7,6 +7,7 @@
 
 const FULL = 40000; // sources up to this many characters are shown whole
 const HALF_WINDOW = 4000; // else this many characters either side of the instruction
+const BADGES = 100; // the innermost live repeats shown beside their '(' (deep nesting)
 
 export class SourceText {
   constructor(text) {
@@ -134,12 +135,17 @@ export class SourcePane {
       from = Math.max(0, center - HALF_WINDOW);
       to = Math.min(text.length, from + 2 * HALF_WINDOW);
       from = Math.max(0, to - 2 * HALF_WINDOW);
-      this.note.textContent =
-        `· characters ${from + 1}–${to} of ${text.length} ` +
-        "(a window around the current instruction)";
-    } else {
-      this.note.textContent = "";
     }
+    const notes = [];
+    if (text.length > FULL) {
+      const window = `characters ${from + 1}–${to} of ${text.length}`;
+      notes.push(`${window} (a window around the current instruction)`);
+    }
+    if (counters.length > BADGES) {
+      notes.push(`the ${BADGES} innermost of ${counters.length} live repeats' counters shown`);
+      counters = counters.slice(-BADGES);
+    }
+    this.note.textContent = notes.map((note) => `· ${note}`).join(" ");
     const marks = new Map(); // char position: {classes, counters}
     const mark = (char) => {
       if (!marks.has(char)) marks.set(char, { classes: [], counters: [] });
