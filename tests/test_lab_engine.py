@@ -64,6 +64,17 @@ def test_every_reference_joust_matches(
 # --- the contract's numbers and words --------------------------------------------
 
 
+def test_the_api_in_node() -> None:
+    """tests/node/api.mjs: loading from a URL, bytes or a module; Programs
+    compiled once and jousted many times; bad arguments; freed handles; no
+    leak."""
+    node = LabNode.node()
+    script = Path(__file__).resolve().parent / "node" / "api.mjs"
+    run = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-4000:]
+    assert json.loads(run.stdout) == {"ok": True}
+
+
 def test_numbers_and_error_words_are_the_native_engines(lab: LabNode) -> None:
     constants = lab.ask("constants")
     assert (constants["MIN_TAPE"], constants["MAX_TAPE"]) == (engine.MIN_TAPE, engine.MAX_TAPE)

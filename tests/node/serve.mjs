@@ -8,14 +8,15 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
-const enginePath = process.argv[2] ?? new URL("../../hill/web/static/lab/engine.js", import.meta.url);
-const { loadEngine } = await import(
-  enginePath instanceof URL ? enginePath : pathToFileURL(enginePath)
-);
+const enginePath = process.argv[2]
+  ? pathToFileURL(process.argv[2])
+  : new URL("../../hill/web/static/lab/engine.js", import.meta.url);
+const { loadEngine } = await import(enginePath);
 const engine = await loadEngine();
 
 const bytes = (b64) => Buffer.from(b64, "base64");
-const b64 = (array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64");
+const b64 = (array) =>
+  Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString("base64");
 const TRACE_ARRAYS = ["left_source", "right_source", "left_pointer", "right_pointer", "tapes"];
 
 // a thrown parse error as plain data
@@ -35,9 +36,10 @@ function traceData(trace) {
 
 const handlers = {
   constants() {
-    const { MIN_TAPE, MAX_TAPE, BATTLES, MAX_CYCLES, MAX_NEST, MAX_SOURCE } = engine;
-    const { PARSE_ERRORS, ERROR_MESSAGES } = engine;
-    return { MIN_TAPE, MAX_TAPE, BATTLES, MAX_CYCLES, MAX_NEST, MAX_SOURCE, PARSE_ERRORS, ERROR_MESSAGES };
+    const names = ["MIN_TAPE", "MAX_TAPE", "BATTLES", "MAX_CYCLES", "MAX_NEST", "MAX_SOURCE"];
+    return Object.fromEntries(
+      [...names, "PARSE_ERRORS", "ERROR_MESSAGES"].map((name) => [name, engine[name]]),
+    );
   },
 
   // every ordered pair of the programs in these files, left-major: classic lines

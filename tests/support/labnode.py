@@ -39,16 +39,21 @@ class LabNode:
     """A Node process serving engine.js; `ask(op, ...)` sends one request."""
 
     def __init__(self) -> None:
-        node = shutil.which("node") or shutil.which("nodejs")
-        assert node, "Node is missing: `make system-test` installs Debian's nodejs"
-        assert WASM.exists(), f"{WASM} is missing: `make setup` builds it"
         self.process = subprocess.Popen(
-            [node, str(SERVE)],
+            [self.node(), str(SERVE)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             cwd=ROOT,
         )
+
+    @staticmethod
+    def node() -> str:
+        """Node's path (once engine.wasm is known to be built)."""
+        node = shutil.which("node") or shutil.which("nodejs")
+        assert node, "Node is missing: `make system-test` installs Debian's nodejs"
+        assert WASM.exists(), f"{WASM} is missing: `make setup` builds it"
+        return node
 
     def ask(self, op: str, **request: Any) -> Any:
         assert self.process.stdin and self.process.stdout
