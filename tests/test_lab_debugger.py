@@ -251,6 +251,7 @@ def test_each_breakpoint_kind_stops_where_the_native_trace_says(page: webdriver.
         settled(page, last(fires, 9000, 0))
     # the end, and all of them at once: the nearest wins
     mount(page, left, right, 17, "kettle", cycle=start, breakpoints=[{"kind": "end"}])
+    settled(page, start)
     click(page, "run to a breakpoint (])")
     settled(page, trace.cycles)
     every = np.logical_or.reduce([fires for _, fires in kinds])
@@ -556,3 +557,4 @@ def test_deep_nesting(page: webdriver.Chrome) -> None:
     took = page.execute_async_script(STEP, "1 cycle back", -1)
     print(f"\none cycle back with {depth} live counters: drawn in {took['drawn']:.1f} ms")
     expect_state(settled(page, 2), trace, 2)
+    assert console_errors(page) == []
