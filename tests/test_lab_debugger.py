@@ -435,6 +435,17 @@ def test_phone_width(page: webdriver.Chrome) -> None:
         "const r = document.querySelector('.dbg-cell[data-cell=\"29\"]').getBoundingClientRect();"
         "return r.right <= document.documentElement.clientWidth"
     )
+    # the tape follows a pointer that moves out of sight
+    trace = native(left, right, 30, "sieve")
+    far = int(np.flatnonzero(trace.left_pointer >= 25)[0])
+    page.execute_script("document.querySelector('.dbg-tape-wrap').scrollLeft = 0")
+    page.execute_script("harness.setState({cycle: arguments[0]})", far)
+    settled(page, far)
+    assert page.execute_script(
+        "const wrap = document.querySelector('.dbg-tape-wrap').getBoundingClientRect();"
+        "const cell = document.querySelector('.dbg-cell.left-here').getBoundingClientRect();"
+        "return cell.left >= wrap.left && cell.right <= wrap.right"
+    )
     page.set_window_size(1366, 900)
 
 

@@ -112,11 +112,11 @@ class Debugger {
     this.valuesSelect.addEventListener("change", () => this.schedule());
 
     this.tape = element("div", { class: "dbg-tape", role: "list", "aria-label": "the tape" });
-    const tapeWrap = element(
+    const tapeWrap = (this.tapeWrap = element(
       "div",
       { class: "dbg-tape-wrap", tabindex: "0", "aria-label": "the tape (scrolls sideways)" },
       this.tape,
-    );
+    ));
     this.labels = { left: [], right: [] }; // the elements that show a side's name
     const name = (side, prefix = "") => {
       const text = prefix + this.names[side];
@@ -550,11 +550,29 @@ class Debugger {
       slot.value.textContent = this.format(value);
       slot.cell.dataset.value = value;
       slot.cell.title = `cell ${i}: ${value} (${signed(value)})`;
+      const whose = here.map((side) => `${this.names[side]}'s pointer`).join(", ");
+      slot.cell.setAttribute("aria-label", `${slot.cell.title}${whose ? `, ${whose}` : ""}`);
       const flag = i === 0 || i === length - 1;
       slot.second.textContent = flag ? `${value} · ${signed(value)}` : "";
       slot.cell.classList.toggle("zero", value === 0);
     }
+    this.follow(pointers);
     this.drawSources();
+  }
+
+  // on a narrow screen, scroll the tape to a pointer that moved out of sight
+  follow(pointers) {
+    const moved = pointers.filter((p, s) => p !== this.lastPointers?.[s]);
+    this.lastPointers = pointers;
+    const wrap = this.tapeWrap;
+    for (const pointer of moved) {
+      const cell = this.cells[pointer + 1]?.cell;
+      if (!cell || cell.hidden) continue;
+      const left = cell.offsetLeft - this.tape.offsetLeft;
+      if (left < wrap.scrollLeft || left + cell.offsetWidth > wrap.scrollLeft + wrap.clientWidth) {
+        wrap.scrollLeft = Math.max(0, left - (wrap.clientWidth - cell.offsetWidth) / 2);
+      }
+    }
   }
 
   drawSources() {
