@@ -5,6 +5,8 @@
 // program) is shown as a window around the current instruction, so the page
 // never lays out the whole of it on each step.
 
+import { SIDES, element } from "./debugger-dom.js";
+
 const FULL = 40000; // sources up to this many characters are shown whole
 const HALF_WINDOW = 4000; // else this many characters either side of the instruction
 const BADGES = 100; // the innermost live repeats shown beside their '(' (deep nesting)
@@ -74,13 +76,6 @@ export class SourceText {
     const { line, column } = this.lineColumn(this.charOf(byte));
     return `line ${line}, column ${column}`;
   }
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 // The pane: a <pre> rebuilt from a few text runs and marked characters.
@@ -158,7 +153,7 @@ export class SourcePane {
     let position = from;
     const run = (end) => {
       if (end > position) {
-        const span = element("span", "", text.slice(position, end));
+        const span = element("span", { text: text.slice(position, end) });
         span.dataset.at = position;
         fragment.append(span);
       }
@@ -168,11 +163,14 @@ export class SourcePane {
       run(char);
       const { classes, counters: live } = marks.get(char);
       const width = text.codePointAt(char) > 0xffff ? 2 : 1;
-      const span = element("span", ["ch", ...classes].join(" "), text.slice(char, char + width));
+      const span = element("span", {
+        class: ["ch", ...classes].join(" "),
+        text: text.slice(char, char + width),
+      });
       span.dataset.at = char;
       fragment.append(span);
       for (const counter of live) {
-        const badge = element("sup", "counter", String(counter.value));
+        const badge = element("sup", { class: "counter", text: String(counter.value) });
         badge.dataset.open = counter.open;
         badge.title =
           text[char] === "}"
@@ -196,5 +194,71 @@ export class SourcePane {
     if (top < pane.scrollTop || top + current.offsetHeight > pane.scrollTop + pane.clientHeight) {
       pane.scrollTop = Math.max(0, top - pane.clientHeight / 3);
     }
+  }
+}
+
+// Both programs' panes, with a caption each (the side's name, where its next
+// instruction is) and a line saying what the marks mean.
+export class Sources {
+  // name(side): an element showing the side's name; toggle(side, offset):
+  // a character of a source was clicked
+  constructor(name, toggle) {
+    const panes = element("div", { class: "dbg-sources" });
+    this.panes = {};
+    this.captions = {};
+    for (const side of SIDES) {
+      const pre = element("pre", {
+        class: `dbg-source ${side}`,
+        tabindex: "0",
+        "aria-label": `the ${side} program's source`,
+      });
+      const note = element("span", { class: "dbg-window" });
+      this.captions[side] = element("span", { class: "dbg-where" });
+      const caption = element("figcaption", {}, name(side), " ", this.captions[side], " ", note);
+      panes.append(element("figure", { class: `dbg-pane ${side}` }, caption, pre));
+      this.panes[side] = new SourcePane(pre, note, (offset) => toggle(side, offset));
+    }
+    const hint = element("p", {
+      class: "dbg-hint",
+      text:
+        "Highlighted: the instruction each program runs next. The small numbers are the " +
+        "live repeat counters: beside a ( the copies of its repeat left to run (this one " +
+        "included); beside the } of (a{b}c)%n the copy of c that runs.",
+    });
+    this.element = element("div", {}, panes, hint);
+  }
+
+  setTexts(texts) {
+    for (const side of SIDES) this.panes[side].setText(texts[side]);
+  }
+
+  where(side, offset) {
+    return this.panes[side].source.where(offset);
+  }
+
+  // a parse error's place
+  error(side, offset) {
+    this.panes[side].render(-1, [], [], offset);
+  }
+
+  // offsets: [left's, right's] next instruction (-1: none); over: the battle
+  // has ended; breakpoints: all of them; counters: [left's, right's]
+  draw(offsets, over, breakpoints, counters) {
+    SIDES.forEach((side, s) => {
+      const current = offsets[s];
+      const breaks = breakpoints
+        .filter((b) => b.kind === "position" && b.side === side)
+        .map((b) => b.offset);
+      const pane = this.panes[side];
+      pane.render(current, breaks, counters[s]);
+      const caption = this.captions[side];
+      caption.textContent =
+        current >= 0
+          ? `next: ${pane.source.text[pane.source.charOf(current)]} at ${this.where(side, current)}`
+          : over
+            ? "(the battle is over)"
+            : "(past its end)";
+      caption.dataset.offset = current;
+    });
   }
 }
