@@ -16,6 +16,7 @@ await `Incoming.vouched()`, and only they cost a WHOIS.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
@@ -31,6 +32,14 @@ from bot.throttle import CommandGate
 from hill.rules.events import utcnow
 
 log = structlog.get_logger(__name__)
+
+
+def near_prefix(word: str, prefix: str) -> bool:
+    """Whether `word` (before any '-') is the command prefix mistyped:
+    `!bfjoustt`, `!bfjust`, `!BFjoust` ... (not the prefix itself)."""
+    head = word.partition("-")[0].lower()
+    prefix = prefix.lower()
+    return head != prefix and difflib.SequenceMatcher(None, head, prefix).ratio() >= 0.88
 
 
 @dataclass(frozen=True)
@@ -77,8 +86,12 @@ class Intake:
         return {"pubmsg": self._on_message, "privmsg": self._on_message}
 
     def is_command(self, text: str) -> bool:
-        """Whether `text` is meant for the bot: it starts with the prefix, in any case."""
-        return text.lstrip()[: len(self.prefix)].lower() == self.prefix
+        """Whether `text` is meant for the bot: it starts with the prefix, in
+        any case, or with the prefix mistyped (`!bfjust`: told the command meant)."""
+        stripped = text.lstrip()
+        if stripped[: len(self.prefix)].lower() == self.prefix:
+            return True
+        return stripped[:1] == self.prefix[:1] and near_prefix(stripped.split()[0], self.prefix)
 
     def _on_message(self, connection: ServerConnection, event: Event) -> None:
         nick, text = event.source.nick, (event.arguments or [""])[0]
