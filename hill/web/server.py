@@ -35,6 +35,7 @@ from hill.web import (
     analytics_views,
     contest_views,
     history_views,
+    lab_views,
     ladder_page,
     tournament_views,
     trial_views,
@@ -59,10 +60,12 @@ from hill.web.views import BUILDS, TRACES, json_response, routes
 log = logging.getLogger(__name__)
 
 # Everything from this origin only; no inline script or style, so that
-# nothing a player submits can ever run in a reader's browser.
+# nothing a player submits can ever run in a reader's browser (WebAssembly
+# may be compiled: the Lab's engine, static/lab/engine.wasm, from this origin).
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+        "img-src 'self' data:; "
         "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
@@ -167,6 +170,7 @@ def create_app(
     trial_views.setup(app, queries)
     analytics_views.setup(app, queries.db)
     contest_views.setup(app, queries.db)
+    lab_views.setup(app, queries, hill)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)
