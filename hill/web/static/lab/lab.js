@@ -44,6 +44,11 @@ function status(text) {
   $("lab-status").textContent = text;
 }
 
+// quick work's news, unless a long run is telling its own
+function quickStatus(text) {
+  if (!long.busy) status(text);
+}
+
 function progress(label) {
   return (done, total) => {
     const bar = $("lab-progress");
@@ -253,13 +258,15 @@ async function refresh() {
   if (both) await joust(stale);
   if (stale()) return;
   openDebugger();
-  if (state.vsHill && sources.left !== null && !checks.left) runHill();
-  else if (!long.busy) status("Ready.");
+  if (state.vsHill && sources.left !== null && !checks.left && sources.left !== hillSource) {
+    runHill();
+  } else quickStatus("Ready.");
 }
 
 async function joust(stale) {
-  status("Jousting…");
+  quickStatus("Jousting…");
   const slow = setTimeout(() => {
+    if (long.busy) return; // its bar stays
     $("lab-progress").hidden = false;
     $("lab-progress").removeAttribute("value");
   }, 300);
@@ -272,12 +279,12 @@ async function joust(stale) {
     const verdict = result.sum > 0 ? "the left program wins" : result.sum < 0 ? "the right program wins" : "a tie";
     $("joust-verdict").textContent = `${verdict} (of ${result.battles.length} battles)`;
     results.grid($("joust-grid"), result, openBattle);
-    status("Ready.");
+    quickStatus("Ready.");
   } catch (error) {
-    if (!error.stopped) status(`The joust failed: ${error.message}`);
+    if (!error.stopped) quickStatus(`The joust failed: ${error.message}`);
   } finally {
     clearTimeout(slow);
-    $("lab-progress").hidden = !long.busy;
+    if (!long.busy) $("lab-progress").hidden = true;
   }
 }
 
@@ -342,9 +349,11 @@ async function rank(runs) {
   return data.results;
 }
 
+let hillSource = null; // the program last run against the hill
 async function runHill() {
   if (long.busy) long.stop();
   const source = sources.left;
+  hillSource = source;
   try {
     const data = await hillState("");
     $("hill-state").textContent = data.event ? `#${data.event.id}` : "(the hill is empty)";
@@ -363,7 +372,8 @@ async function runHill() {
     $("hill-answer").hidden = false;
     status(`Against the hill: rank ${answer.rank}/${answer.size}.`);
   } catch (error) {
-    if (!error.stopped) status(`Against the hill: ${error.message}`);
+    if (error.stopped) hillSource = null;
+    else status(`Against the hill: ${error.message}`);
   }
 }
 
