@@ -359,9 +359,17 @@ async function runHill() {
     $("hill-state").textContent = data.event ? `#${data.event.id}` : "(the hill is empty)";
     if (!data.programs.length) return status("The hill is empty in this state.");
     const opponents = data.programs.map((p) => p.code);
+    const started = performance.now();
     const { rows } = await long.run("hill", { source, opponents }, progress("Against the hill"));
+    const played = performance.now();
     status("Ranking…");
     const [answer] = await rank([rows]);
+    // how long it took, for bench/lab_browser.py: the battles, and all with the ranking
+    Object.assign($("hill-answer").dataset, {
+      playMs: (played - started).toFixed(1),
+      totalMs: (performance.now() - started).toFixed(1),
+      sincePageMs: performance.now().toFixed(1),
+    });
     results.hillAnswer(
       {
         rank: $("hill-rank"), points: $("hill-points"), score: $("hill-score"),
