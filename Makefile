@@ -30,7 +30,7 @@ WASM_FLAGS := --target=wasm32-wasi -mexec-model=reactor -O2 -std=c11 -Wall -Wext
 
 setup: $(STAMP) $(WASM)
 
-$(STAMP): pyproject.toml setup.py hill/engine/_engine.c
+$(STAMP): pyproject.toml setup.py hill/engine/_engine.c hill/engine/core/bfjoust.c hill/engine/core/bfjoust.h
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'

@@ -35,6 +35,7 @@ MAX_TAPE: int = _engine.MAX_TAPE
 BATTLES: int = _engine.BATTLES  # one joust: every tape length, both polarities
 MAX_CYCLES: int = _engine.MAX_CYCLES
 MAX_NEST: int = _engine.MAX_NEST
+MAX_SOURCE: int = _engine.MAX_SOURCE  # the longest source, in bytes, the engine's offsets allow
 TAPE_LENGTHS = range(MIN_TAPE, MAX_TAPE + 1)
 Polarity = Literal["sieve", "kettle"]
 POLARITIES: tuple[Polarity, ...] = ("sieve", "kettle")
@@ -67,6 +68,8 @@ ERROR_MESSAGES = {
     "{other}; a loop cannot cross into a repeat level",
     "paren_too_deep": f"'(' nested deeper than {MAX_NEST} levels",
     "bracket_too_deep": f"'[' nested deeper than {MAX_NEST} levels",
+    "source_too_large": f"the program is longer than {MAX_SOURCE:,} bytes, "
+    "the most the engine's offsets can hold",
 }
 
 
@@ -152,10 +155,19 @@ STATS_RECORD = np.dtype(
         ("heat", "<i4", (2, MAX_TAPE)),
         ("tape", "i1", (MAX_TAPE,)),
         ("decoy", "u1", (2, MAX_TAPE)),
-        ("unused", "<i2"),
+        ("ended", "<i2"),  # how it ended: bits of END_BITS
     ]
 )
 assert STATS_RECORD.itemsize == _engine.STATS_SIZE
+
+# the bits of a record's `ended` (BFJ_END_* in core/bfjoust.h)
+END_BITS = {
+    "left_flag": 1,  # the left program's flag was zero two cycles running
+    "right_flag": 2,
+    "left_fell": 4,  # the left program ran off the tape
+    "right_fell": 8,
+    "limit": 16,  # the cycle limit, or a tie proven early by a repeated state
+}
 
 
 def battle_stats(records: np.ndarray, outcomes: Sequence[int]) -> tuple[BattleStats, ...]:

@@ -8,6 +8,7 @@ BATTLES: int  # battles of one joust: every tape length, both polarities (42)
 STATS_SIZE: int  # bytes of one battle's statistics record (hill/engine reads it)
 MAX_CYCLES: int  # the cycle limit of a battle, 100000
 MAX_NEST: int  # the deepest nesting of '(' or '[', 4096
+MAX_SOURCE: int  # the longest source in bytes (int32 offsets)
 PARSE_ERRORS: tuple[str, ...]  # the name of every parse error ParseError can carry
 
 class ParseError(ValueError):
@@ -48,5 +49,5 @@ def trace(
     max_cycles: int = ...,
     /,
 ) -> tuple[int, int, bytes, bytes, bytes, bytes, bytes]:
-    """(outcome, cycles, left sources int32, right sources int32, left
+    """(outcome, cycles, left source offsets int32, right sources int32, left
     pointers int8, right pointers int8, tapes uint8 (cycles + 1) x tape_length)."""

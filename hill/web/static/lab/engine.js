@@ -1,7 +1,7 @@
 // The hill's own engine in the browser (and in Node 18+): an ES module over
 // engine.wasm, the WebAssembly build of hill/engine/core/bfjoust.c through the
-// thin binding hill/engine/wasm.c (both built by `make setup`).  The API is
-// the Lab's contract (LAB.md, "Contract for tools"):
+// thin binding hill/engine/wasm.c (built by `make setup`).  The API is the
+// Lab's contract for tools:
 //
 //   import { loadEngine } from "./engine.js";
 //   const engine = await loadEngine();   // or loadEngine(url), loadEngine(bytes)
@@ -11,7 +11,7 @@
 // is a byte offset in the UTF-8 source.  A compiled Program, a debug session
 // hold wasm memory: free() them.  No engine logic lives here: only the
 // reading of the module's memory, the words of the errors and of how a
-// battle ended (the same as hill.engine's).
+// battle ended (the same as hill.engine's), the classic text form.
 
 // What each parse error says (hill.engine.ERROR_MESSAGES, word for word;
 // tests/test_lab_engine.py checks it): {other} is "line L, column C" of the
@@ -60,7 +60,8 @@ function lineColumn(bytes, offset) {
   }
   // characters: code points, as Python counts them (invalid bytes as U+FFFD)
   let column = 1;
-  for (let i = 0, text = new TextDecoder().decode(bytes.subarray(start, end)); i < text.length; i++) {
+  const text = new TextDecoder().decode(bytes.subarray(start, end));
+  for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0xd800 || code > 0xdbff) column++;
   }
@@ -99,13 +100,15 @@ export async function loadEngine(from) {
   return new Engine(instance.exports);
 }
 
-// A compiled program: compile once, joust many times; free() it when done.
+// A compiled program: compile once, joust many times; free() it when done
+// (one the page forgets is freed when it is collected, if ever).
 class Program {
   constructor(engine, handle, bytes) {
     this._engine = engine;
     this._handle = handle;
     this.source = bytes;
     this.instructions = engine._x.instructions(handle);
+    engine._programs?.register(this, handle, this);
   }
 
   get handle() {
@@ -114,7 +117,10 @@ class Program {
   }
 
   free() {
-    if (this._handle) this._engine._x.program_free(this._handle);
+    if (this._handle) {
+      this._engine._programs?.unregister(this);
+      this._engine._x.program_free(this._handle);
+    }
     this._handle = 0;
   }
 }
@@ -123,6 +129,9 @@ class Engine {
   constructor(exports) {
     const x = (this._x = exports);
     if (x._initialize) x._initialize();
+    if (typeof FinalizationRegistry === "function") {
+      this._programs = new FinalizationRegistry((handle) => x.program_free(handle));
+    }
     this.MIN_TAPE = x.min_tape();
     this.MAX_TAPE = x.max_tape();
     this.BATTLES = x.battles();
@@ -130,7 +139,9 @@ class Engine {
     this.MAX_NEST = x.max_nest();
     this.MAX_SOURCE = x.max_source();
     const names = [];
-    for (let kind = 1; kind < x.error_count(); kind++) names[kind] = this._string(x.error_name(kind));
+    for (let kind = 1; kind < x.error_count(); kind++) {
+      names[kind] = this._string(x.error_name(kind));
+    }
     this._names = names;
     // the parse errors (all but running out of memory), as _engine.PARSE_ERRORS
     this.PARSE_ERRORS = names.filter((name) => name && name in MESSAGES);
@@ -197,26 +208,44 @@ class Engine {
     return this._located(bytes, error);
   }
 
-  /** A compiled Program (free() it); throws an Error with .kind, .offset, .line ... */
+  /** A compiled Program (free() it); a parse error throws an Error with the
+   * fields of check()'s answer (its message prefixed with the place). */
   compile(source) {
     const bytes = asBytes(source);
     const { handle, error } = this._compile(bytes);
     if (handle) return new Program(this, handle, bytes);
-    const where = this._located(bytes, error);
-    const thrown = new Error(`line ${where.line}, column ${where.column}: ${where.message}`);
-    throw Object.assign(thrown, where);
+    // the message says where, as str(hill.errors.ParseError): "line 1, column 2: ..."
+    const { message, ...where } = this._located(bytes, error);
+    throw Object.assign(new Error(`line ${where.line}, column ${where.column}: ${message}`), where);
   }
 
-  // run `use` on compiled programs (sources compiled for it and freed after)
-  _with(left, right, use) {
-    const a = left instanceof Program ? left : this.compile(left);
-    let b;
+  // the two sides as Programs of this engine: [left, right, those compiled
+  // here, which the caller frees]
+  _sides(left, right) {
+    const owned = [];
     try {
-      b = right instanceof Program ? right : this.compile(right);
+      const sides = [left, right].map((side) => {
+        if (!(side instanceof Program)) {
+          owned.push(this.compile(side));
+          return owned[owned.length - 1];
+        }
+        if (side._engine !== this) throw new Error("a Program runs only in its own engine");
+        return side;
+      });
+      return [...sides, owned];
+    } catch (error) {
+      owned.forEach((program) => program.free());
+      throw error;
+    }
+  }
+
+  // run `use` on the two sides compiled (and those compiled for it freed after)
+  _with(left, right, use) {
+    const [a, b, owned] = this._sides(left, right);
+    try {
       return use(a, b);
     } finally {
-      if (a !== left) a.free();
-      if (b && b !== right) b.free();
+      owned.forEach((program) => program.free());
     }
   }
 
@@ -331,15 +360,7 @@ class Engine {
     const kettle = this._battle(tapeLength, polarity);
     const maxCycles = this._maxCycles(options);
     // the session needs its programs alive: it owns those it compiles
-    const a = left instanceof Program ? left : this.compile(left);
-    let b;
-    try {
-      b = right instanceof Program ? right : this.compile(right);
-    } catch (error) {
-      if (a !== left) a.free();
-      throw error;
-    }
-    const owned = [a, b].filter((p, i) => p !== [left, right][i]);
+    const [a, b, owned] = this._sides(left, right);
     const x = this._x;
     const handle = x.debug_new(a.handle, b.handle, tapeLength, kettle, maxCycles);
     if (!handle) {
@@ -361,15 +382,18 @@ class Engine {
           return Array.from(opens, (open, i) => ({ open, value: values[i] }));
         }
         if (buffer) x.release(buffer);
-        buffer = 0;
+        buffer = room = 0;
+        buffer = this._alloc(8 * Math.max(count, 64));
         room = Math.max(count, 64);
-        buffer = this._alloc(8 * room);
       }
     };
+    // (its programs stay referenced here, out of reach of the collector)
+    const programs = [a, b];
     session.free = () => {
       if (live) x.debug_free(live);
       if (buffer) x.release(buffer);
       live = buffer = 0;
+      programs.length = 0;
       owned.forEach((p) => p.free());
     };
     return session;
