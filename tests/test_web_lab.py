@@ -34,6 +34,7 @@ from hill.writers.hill import Hill
 
 SIZE = 12  # the hill is full: a test pushes its last program off
 ENGINE = Path(__file__).parents[1] / "hill/web/static/lab/engine.wasm"
+DEBUGGER = ENGINE.with_name("debugger.js")  # another part's (mounted when a battle opens)
 pytestmark = pytest.mark.skipif(not ENGINE.exists(), reason="make setup builds engine.wasm")
 RUSH = "(>)*8(>[-])*21"
 
@@ -132,11 +133,15 @@ def test_opening_a_battle_keeps_it_in_the_link(browser: webdriver.Chrome, served
     WebDriverWait(browser, 10).until(lambda d: "tape=12&polarity=kettle" in d.current_url)
     assert browser.find_element(By.ID, "debug").is_displayed()
     assert "tape 12, kettle" in text(browser, "debug-battle")
-    # the link reopens the same battle
+    # the link reopens the same battle (at its cycle, when the debugger is there)
     link = browser.find_element(By.ID, "share-link").get_attribute("value")
     browser.get("about:blank")
-    load(browser, link)
+    load(browser, f"{link}&cycle=40")
     WebDriverWait(browser, 30).until(lambda d: text(d, "debug-battle") == "tape 12, kettle")
+    if DEBUGGER.exists():
+        WebDriverWait(browser, 30).until(lambda d: "cycle 40 of" in text(d, "debugger"))
+    else:
+        assert "not available" in wait_for(browser, "debugger-placeholder")
 
 
 def hill_test(served: Server, code: str, tmp_path: Path) -> tuple[str, Hill]:

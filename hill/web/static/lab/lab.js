@@ -293,41 +293,60 @@ function openBattle(i) {
   state.battle = { tape: results.TAPES[i % 21], polarity: results.POLARITIES[Math.floor(i / 21)] };
   state.cycle = 0;
   state.breakpoints = null;
-  debuggerKey = "";
   openDebugger();
   writeFragment();
   $("debug").scrollIntoView({ block: "start" });
 }
 
+function sideName(side) {
+  const s = state.sides[side];
+  if (s.kind === "hill") return s.name;
+  if (s.kind === "hash") return s.name ? `${s.name} (${s.hash.slice(0, 8)})` : `code ${s.hash.slice(0, 8)}`;
+  return side === "left" ? "left (your code)" : "right (your code)";
+}
+
 async function openDebugger() {
   const b = state.battle;
   if (!b || sources.left === null || sources.right === null || $("joust").hidden) return;
-  const key = JSON.stringify([sources.left, sources.right, b.tape, b.polarity]);
+  const programs = JSON.stringify([sources.left, sources.right, sideName("left"), sideName("right")]);
+  const key = JSON.stringify([programs, b.tape, b.polarity]);
   if (key === debuggerKey) return;
   debuggerKey = key;
   $("debug").hidden = false;
   $("debug-battle").textContent = `tape ${b.tape}, ${b.polarity}`;
-  if (debuggerView) debuggerView.destroy();
-  debuggerView = null;
+  const left = { name: sideName("left"), source: sources.left };
+  const right = { name: sideName("right"), source: sources.right };
+  if (debuggerView) {
+    // the same debugger: another battle, or new programs
+    if (debuggerView.programs !== programs) debuggerView.view.setPrograms(left, right);
+    debuggerView.programs = programs;
+    debuggerView.view.setState({ tapeLength: b.tape, polarity: b.polarity, cycle: state.cycle });
+    return;
+  }
   const mount = $("debugger");
   try {
     const { mountDebugger } = await import(root.dataset.debugger);
-    if (key !== debuggerKey) return;
+    if (key !== debuggerKey || debuggerView) return;
     mount.replaceChildren();
-    debuggerView = mountDebugger(mount, {
-      left: sources.left,
-      right: sources.right,
+    const view = mountDebugger(mount, {
+      left,
+      right,
       tapeLength: b.tape,
       polarity: b.polarity,
       cycle: state.cycle,
       breakpoints: state.breakpoints || [],
-      onChange(view) {
-        state.cycle = view.cycle;
-        state.breakpoints = view.breakpoints;
-        if (view.tapeLength && view.polarity) state.battle = { tape: view.tapeLength, polarity: view.polarity };
-        writeFragment();
+      onChange(now) {
+        state.cycle = now.cycle;
+        state.breakpoints = now.breakpoints;
+        if (now.tapeLength && now.polarity) {
+          state.battle = { tape: now.tapeLength, polarity: now.polarity };
+          $("debug-battle").textContent = `tape ${now.tapeLength}, ${now.polarity}`;
+          debuggerKey = JSON.stringify([programs, now.tapeLength, now.polarity]);
+        }
+        writeFragmentSoon();
       },
     });
+    debuggerView = { view, programs };
   } catch (error) {
     const p = document.createElement("p");
     p.className = "empty";
@@ -335,6 +354,14 @@ async function openDebugger() {
     p.textContent = `The debugger is not available here (${error.message}).`;
     mount.replaceChildren(p);
   }
+}
+
+// the debugger changes its cycle many times a second while it runs: the
+// address follows at most a few times a second
+let fragmentTimer = 0;
+function writeFragmentSoon() {
+  clearTimeout(fragmentTimer);
+  fragmentTimer = setTimeout(writeFragment, 250);
 }
 
 // ---- against the hill
@@ -538,6 +565,7 @@ async function readFragment() {
     }
   }
   debuggerKey = "";
+  if (debuggerView && state.breakpoints) debuggerView.view.setState({ breakpoints: state.breakpoints });
   changed(true);
 }
 
