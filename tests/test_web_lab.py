@@ -370,6 +370,62 @@ def test_ranking_refuses_malformed_input(served: Server, body: bytes, why: str) 
     assert why in reply.json()["error"]
 
 
+def test_a_long_program_goes_compressed_in_the_link(
+    browser: webdriver.Chrome, served: Server
+) -> None:
+    long = "\n".join(f"{RUSH} line {i}: a comment to make it long" for i in range(200))
+    open_lab(browser, served, f"left-code={b64(long)}")
+    WebDriverWait(browser, 30).until(lambda d: "left-z=" in d.current_url)
+    link = browser.current_url
+    assert len(link) < len(long) // 4
+    browser.get("about:blank")
+    load(browser, link)
+    code = browser.find_element(By.ID, "left-code")
+    WebDriverWait(browser, 30).until(lambda d: code.get_attribute("value") == long)
+    # too long for an IRC line: the bot's upload link instead
+    assert text(browser, "submit-line") == "!bfjoust-upload myprogram"
+
+
+def test_a_short_program_is_an_irc_line(browser: webdriver.Chrome, served: Server) -> None:
+    open_lab(browser, served, f"left-code={b64(RUSH + chr(10) + '(-)*3')}")
+    name = browser.find_element(By.ID, "submit-name")
+    name.clear()
+    name.send_keys("rush")
+    WebDriverWait(browser, 30).until(lambda d: "rush" in text(d, "submit-line"))
+    assert text(browser, "submit-line") == f"!bfjoust rush {RUSH} (-)*3"
+
+
+def test_a_program_of_a_past_state_and_its_versions(
+    browser: webdriver.Chrome, served: Server
+) -> None:
+    """The left side: the program that ranked first in state 3 (of three
+    programs), by name and state; the versions list has its version."""
+    history = served.hill.queries.changes()
+    third = history[2]
+    first = third.entries[0]["name"]
+    open_lab(browser, served, f"left={first}&left-event={third.id}&right={names(served)[0]}")
+    code = browser.find_element(By.ID, "left-code")
+    want = code_of(served, first).decode()
+    WebDriverWait(browser, 30).until(lambda d: code.get_attribute("value") == want)
+    assert code.get_attribute("readOnly") == "true"
+    assert browser.find_element(By.ID, "left-event").get_attribute("value") == str(third.id)
+    version = browser.find_element(By.ID, "left-version")
+    version.click()  # its versions load when it is opened
+    WebDriverWait(browser, 30).until(lambda d: "version 1" in version.get_attribute("textContent"))
+
+
+def test_a_matrix_cell_opens_the_lab(browser: webdriver.Chrome, served: Server) -> None:
+    browser.get("about:blank")
+    load(browser, f"{served.url}/matrix")
+    browser.find_element(By.ID, "cells-open-lab").click()
+    cell = browser.find_elements(By.CSS_SELECTOR, "#matrix tbody td a")[2]
+    ActionChains(browser).move_to_element(cell).click().perform()
+    WebDriverWait(browser, 30).until(lambda d: "/lab" in d.current_url)
+    a, b = browser.current_url.split("#")[1].split("&")[:2]
+    assert a.startswith("left=") and b.startswith("right=")
+    assert wait_for(browser, "joust-result")
+
+
 def test_the_lab_is_linked_from_the_pages(served: Server) -> None:
     a, b = names(served)[0], names(served)[1]
     quoted = urllib.parse.quote
@@ -378,3 +434,18 @@ def test_the_lab_is_linked_from_the_pages(served: Server) -> None:
     assert "/lab?event=" in get(f"{served.url}/matrix").text
     assert "/lab?event=" in get(f"{served.url}/program/{quoted(a, safe='')}").text
     assert "/lab" in get(f"{served.url}/battle").text
+
+
+def test_a_test_page_opens_the_lab_against_the_hill(
+    browser: webdriver.Chrome, served: Server
+) -> None:
+    """Last: a trial is an event of the module's hill (it changes nothing else)."""
+    report = served.hill.challenge("erin", "probe", RUSH.encode(), test_only=True)
+    browser.get("about:blank")
+    load(browser, f"{served.url}/test/{report.page}")
+    browser.find_element(By.ID, "test-lab").click()
+    assert "vs=hill" in browser.current_url and "left-hash=" in browser.current_url
+    entry = report.standings.find("erin.probe")
+    assert entry is not None
+    assert wait_for(browser, "hill-rank") == f"{entry.rank}/{report.standings.size}"
+    assert text(browser, "hill-points") == f"{entry.points:.2f}"

@@ -16,6 +16,7 @@ const SIDES = ["left", "right"];
 const IRC_TEXT_BYTES = 400; // what an IRC line leaves for the text after the server's prefix
 const MAX_VALUES = 201; // values of one tuning (the rank endpoint's MAX_RUNS)
 const SAMPLE = "(>)*8(>[-])*21";
+const MAX_FRAGMENT = 1 << 20; // characters: browsers take addresses up to about 2 MB
 
 const state = {
   sides: { left: { kind: "code", code: SAMPLE }, right: { kind: "none" } },
@@ -492,9 +493,12 @@ function writeFragment() {
         pairs.push(["bp", share.toBase64url(json)]);
       }
     }
-    const fragment = share.writeFragment(pairs);
+    let fragment = share.writeFragment(pairs);
+    const fits = fragment.length <= MAX_FRAGMENT;
+    if (!fits) fragment = share.writeFragment(pairs.filter(([key]) => !/-(code|z)$/.test(key)));
     history.replaceState(null, "", `${location.pathname}${location.search}#${fragment}`);
     $("share-link").value = location.href;
+    $("share-note").textContent = fits ? "" : "The code is too long for a link even compressed: the link leaves it out.";
   });
   return writing;
 }
