@@ -414,6 +414,18 @@ def test_a_program_of_a_past_state_and_its_versions(
     WebDriverWait(browser, 30).until(lambda d: "version 1" in version.get_attribute("textContent"))
 
 
+def test_against_an_earlier_hill_state(browser: webdriver.Chrome, served: Server) -> None:
+    """The hill as it stood with 3 programs (not full: the program joins)."""
+    third = served.hill.queries.changes()[2]
+    open_lab(browser, served, f"left-code={b64(RUSH)}&vs=hill")
+    wait_for(browser, "hill-rank")
+    browser.find_element(By.ID, "hill-event").send_keys(str(third.id), Keys.ENTER)
+    WebDriverWait(browser, 30).until(lambda d: f"event={third.id}#" in d.current_url)
+    assert "vs=hill" in browser.current_url
+    WebDriverWait(browser, 60).until(lambda d: text(d, "hill-rank").endswith("/4"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#hill-table tbody tr")) == 3
+
+
 def test_a_matrix_cell_opens_the_lab(browser: webdriver.Chrome, served: Server) -> None:
     browser.get("about:blank")
     load(browser, f"{served.url}/matrix")

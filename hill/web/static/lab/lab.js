@@ -419,6 +419,17 @@ function pickOpponent(name) {
   $("right-side").scrollIntoView({ block: "start" });
 }
 
+// another hill state: the same Lab (its fragment) in that state
+$("hill-state-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const number = $("hill-event").value.trim();
+  await writing;
+  const url = new URL(location.href);
+  if (number) url.searchParams.set("event", number);
+  else url.searchParams.delete("event");
+  location.assign(url.href);
+});
+
 $("hill-run").addEventListener("click", () => {
   state.vsHill = true;
   writeFragment();
