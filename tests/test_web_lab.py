@@ -234,8 +234,12 @@ def test_hostile_input_stays_responsive_and_stops(
     WebDriverWait(browser, 60).until(
         lambda d: bar.is_displayed() and float(bar.get_attribute("value") or 0) > 0
     )
-    # the page answers while the worker plays: typing on the other side works
+    # the page answers while the worker plays: the other side changes, its
+    # editor shows, and the tuning goes on
     browser.find_element(By.ID, "right-kind").send_keys("my code")
+    WebDriverWait(browser, 10).until(lambda d: d.find_element(By.ID, "right-code").is_displayed())
+    before = float(bar.get_attribute("value"))
+    WebDriverWait(browser, 60).until(lambda d: float(bar.get_attribute("value")) > before)
     done, total = float(bar.get_attribute("value")), float(bar.get_attribute("max"))
     assert done < total and "Tuning" in status(browser)
     browser.find_element(By.ID, "lab-stop").click()

@@ -408,8 +408,7 @@ async function runHill() {
     $("hill-answer").hidden = false;
     status(`Against the hill: rank ${answer.rank}/${answer.size}.`);
   } catch (error) {
-    if (error.stopped) hillSource = null;
-    else status(`Against the hill: ${error.message}`);
+    if (!error.stopped) status(`Against the hill: ${error.message}`);
   }
 }
 
