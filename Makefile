@@ -12,8 +12,9 @@ DATA ?= var
 # Debian packages: the local IRC server of `make run` (InspIRCd), the IRC
 # servers the tests run (ngircd; InspIRCd with Anope services for accounts
 # and SASL), the browser that loads the web pages and Node, which runs the
-# Lab's engine in the tests; `make setup` needs clang, lld and the WASI libc
-# for that engine (Debian 12's clang is clang 14: its wasm32 builtins).
+# Lab's engine in the tests (the benchmarks use them too).  `make setup`
+# needs clang, lld and the WASI libc to build that engine (Debian 12's clang
+# is clang 14: its wasm32 builtins).
 SETUP_PACKAGES := clang lld wasi-libc libclang-rt-14-dev-wasm32
 RUN_PACKAGES := inspircd
 TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver nodejs
@@ -65,7 +66,7 @@ test: setup system-test
 lint: setup
 	$(BIN)/ruff check .
 
-bench: setup system-run
+bench: setup system-run system-test
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py

@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import structlog
 
@@ -28,6 +28,8 @@ from hill.layout import DataFolder
 from hill.logs import configure_logging
 from hill.store.tables import Request
 from hill.writers.hill import Hill
+
+T = TypeVar("T")
 
 log = structlog.get_logger(__name__)
 
@@ -53,6 +55,7 @@ class HillBot:
         self.backfill = BackfillWorker(hill, self.runner.book)
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
+        self.started = False  # every worker started (run() is in the IRC client)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
@@ -99,6 +102,7 @@ class HillBot:
         self.ladder.start()
         self.backfill.start()
         self.notices.start()
+        self.started = True
         await self.client.run()
 
     async def stop(self) -> None:
@@ -152,12 +156,20 @@ async def _serve(settings: Settings) -> None:
     running: asyncio.Task[None] | None = None
     try:
         if settings.web.enabled:
-            runner = await _start_web(settings, hill)
-            print(f"The web report is at {settings.web.url}", flush=True)
-        running = asyncio.create_task(bot.run())
-        await stop.wait()
+            # a signal while the web report starts stops its start too
+            runner = await _unless_stopped(stop, _start_web(settings, hill))
+            if runner is not None:
+                print(f"The web report is at {settings.web.url}", flush=True)
+        if not stop.is_set():
+            running = asyncio.create_task(bot.run())
+            await stop.wait()
     finally:
         log.info("stopping")
+        if running is not None and not bot.started:
+            # stopped while starting: no worker starts after its threads are gone
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
         await bot.stop()
         if running is not None:
             running.cancel()
@@ -169,6 +181,20 @@ async def _serve(settings: Settings) -> None:
         await loop.shutdown_default_executor()
         hill.close()
         log.info("stopped")
+
+
+async def _unless_stopped(stop: asyncio.Event, work: Coroutine[Any, Any, T]) -> T | None:
+    """The result of `work`, or None when `stop` is set first (`work` is cancelled)."""
+    task = asyncio.create_task(work)
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None
 
 
 async def _start_web(settings: Settings, hill: Hill) -> Any:

@@ -5,6 +5,7 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       hill.sqlite3   the truth: programs, jousts, events, requests, the ladder, tournaments
       hill.lock      the writers' lock (hill.writers.lock), across processes
       hill-repo/     the git repository of the hill's history (hill.history)
+      hill-repo-diverged.git/  histories set aside (disagreeing with the database), never served
       ircd/          the local IRC server of `make run`, when the bot starts one
 """
 

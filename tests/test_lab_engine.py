@@ -368,8 +368,8 @@ def test_counters_worked_by_hand(lab: LabNode) -> None:
 
 @_settings(60)
 @given(
-    st.one_of(ATTACKERS, LOCKERS),
-    st.one_of(ATTACKERS, LOCKERS),
+    st.one_of(ATTACKERS, LOCKERS, SPINNERS),
+    st.one_of(ATTACKERS, LOCKERS, SPINNERS),
     st.sampled_from(engine.TAPE_LENGTHS),
     st.sampled_from(engine.POLARITIES),
     st.integers(1, 400),

@@ -52,6 +52,17 @@ for (const [left, right, kind] of [
   assert.throws(() => engine.joust(left, right), (error) => error.kind === kind);
 }
 
+// a source longer than the engine's offsets allow: refused by the core
+// before it reads a byte (engine.js refuses it before copying it in)
+const x = engine._x;
+const [source, error] = [x.alloc(16), x.alloc(12)];
+assert.equal(x.compile(source, engine.MAX_SOURCE + 1, error), 0);
+const [kind, offset, other] = new Int32Array(x.memory.buffer, error, 3);
+assert.equal(engine._string(x.error_name(kind)), "source_too_large");
+assert.deepEqual([offset, other], [engine.MAX_SOURCE, -1]);
+x.release(source);
+x.release(error);
+
 program.free();
 program.free();
 assert.throws(() => engine.joust(program, idle), /freed/);
