@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import json
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -33,7 +32,7 @@ from hill.web.history_views import IMMUTABLE
 from hill.web.render import render
 from hill.web.state import Snapshot
 from hill.web.urls import PATHS
-from hill.web.views import BUILDS, json_response, snapshot, state_key
+from hill.web.views import BUILDS, json_bytes, snapshot, state_key
 
 routes = web.RouteTableDef()
 
@@ -108,8 +107,7 @@ def _state_bytes(snap: Snapshot, queries: HillQueries) -> Built:
         # outcomes[a][b][i] (int8, row-major): battle i of program a against b, a's side
         "outcomes": base64.b64encode(outcomes.tobytes()).decode(),
     }
-    body = json.dumps(data, separators=(",", ":")).encode()
-    return packed(body, "application/json; charset=utf-8")
+    return packed(json_bytes(data), "application/json; charset=utf-8")
 
 
 @routes.post(PATHS["lab-rank"], name="lab-rank")
@@ -123,9 +121,17 @@ async def lab_rank(request: web.Request) -> web.Response:
     except (ValueError, UnicodeDecodeError):
         raise BadRequest("the body must be JSON") from None
     name, runs = _parse_rank(body, snap.standings)
-    settings = request.app[LAB]
-    answers = [_rank_run(snap.standings, settings.size, name, run) for run in runs]
-    return json_response({"event": pages.event(snap.event), "results": answers})
+    size = request.app[LAB].size
+    # a few ms a run: off the event loop, bounded as the pages' building is
+    built = await request.app[BUILDS].once(partial(_ranked, snap, size, name, runs))
+    return respond(request, built)
+
+
+def _ranked(snap: Snapshot, size: int, name: str, runs: list[np.ndarray]) -> Built:
+    """Every run ranked, as gzipped JSON (in a worker thread)."""
+    answers = [_rank_run(snap.standings, size, name, run) for run in runs]
+    data = {"event": pages.event(snap.event), "results": answers}
+    return packed(json_bytes(data), "application/json; charset=utf-8")
 
 
 def _parse_rank(body: Any, standings: Standings) -> tuple[str, list[np.ndarray]]:
