@@ -7,10 +7,11 @@ the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
-tournaments, contest_views.py the contests; requestlog.py keeps the access
-log to one line a request; connections.py bounds the connections (slow,
-idle, too many); process.py runs all this in a process of its own for the
-bot.
+tournaments, contest_views.py the contests, lab_views.py the Lab
+(static/lab/: its scripts and the engine compiled to WebAssembly);
+requestlog.py keeps the access log to one line a request; connections.py
+bounds the connections (slow, idle, too many); process.py runs all this in a
+process of its own for the bot.
 """
 
 from __future__ import annotations
