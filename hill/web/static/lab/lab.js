@@ -182,6 +182,10 @@ async function showSides() {
     select.value = s.name;
     $(`${side}-event`).value = s.kind === "hill" ? s.event : "";
     const version = $(`${side}-version`);
+    if (version.dataset.loaded && version.dataset.loaded !== s.name) {
+      version.replaceChildren(new Option("as in that state", "")); // another program's
+      version.dataset.loaded = "";
+    }
     if (s.kind === "hash" && ![...version.options].some((o) => o.value === s.hash)) {
       version.append(new Option(`code ${s.hash.slice(0, 10)}`, s.hash));
     }
@@ -232,8 +236,9 @@ async function refresh() {
       $(`${side}-check`).textContent = error.message;
     }
     if (stale()) return;
+    const shown = editors[side].textarea;
     if (state.sides[side].kind !== "code" && sources[side] !== null) {
-      editors[side].set(sources[side], true);
+      if (shown.value !== sources[side] || !shown.readOnly) editors[side].set(sources[side], true);
     } else if (state.sides[side].kind === "code" && editors[side].value !== state.sides[side].code) {
       editors[side].set(state.sides[side].code, false);
     }
