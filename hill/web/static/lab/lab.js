@@ -28,7 +28,6 @@ const state = {
 const sources = { left: null, right: null }; // the resolved code of each side
 const stateData = new Map(); // event ("" the page's) -> Promise of /api/lab/state data
 let generation = 0;
-let lastJoust = null;
 let debuggerView = null;
 let debuggerKey = "";
 
@@ -271,6 +270,9 @@ async function refresh() {
 
 async function joust(stale) {
   quickStatus("Jousting…");
+  $("joust-result").textContent = ""; // never the line of another version
+  $("joust-sum").textContent = "";
+  $("joust-verdict").textContent = "…";
   const slow = setTimeout(() => {
     if (long.busy) return; // its bar stays
     $("lab-progress").hidden = false;
@@ -279,7 +281,6 @@ async function joust(stale) {
   try {
     const result = await quick.run("joust", { left: sources.left, right: sources.right });
     if (stale()) return;
-    lastJoust = result;
     $("joust-result").textContent = result.text;
     $("joust-sum").textContent = results.signed(result.sum);
     const verdict = result.sum > 0 ? "the left program wins" : result.sum < 0 ? "the right program wins" : "a tie";
@@ -387,6 +388,8 @@ async function runHill() {
   if (long.busy) long.stop();
   const source = sources.left;
   hillSource = source;
+  $("hill-answer").hidden = true; // never the answer of another version
+  for (const id of ["hill-rank", "hill-points", "hill-score"]) $(id).textContent = "";
   try {
     const data = await hillState("");
     $("hill-state").textContent = data.event ? `#${data.event.id}` : "(the hill is empty)";
@@ -586,6 +589,13 @@ async function readFragment() {
   debuggerKey = "";
   if (debuggerView && state.breakpoints) debuggerView.view.setState({ breakpoints: state.breakpoints });
   changed(true);
+}
+
+// "see the current hill" (a past state's note) keeps the Lab's fragment
+for (const link of document.querySelectorAll(".state a")) {
+  link.addEventListener("click", () => {
+    link.hash = location.hash;
+  });
 }
 
 window.addEventListener("hashchange", readFragment);
