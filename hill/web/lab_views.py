@@ -179,14 +179,17 @@ def _rank_run(current: Standings, size: int, name: str, row: np.ndarray) -> dict
     standings, summary = changes.rank_arrival(current.method, current, plan, outcomes, newcomer)
     index = next(i for i, e in enumerate(standings.entries) if e.program.id == -1)
     entry = standings.entries[index]
+    score = entry.scores[standings.method]
     return {
         "rank": entry.rank,
         "size": standings.size,
         "points": entry.points,
-        "score": entry.scores[standings.method],
+        "score": score,
         "scores": dict(entry.scores),
         "method": standings.method,
         "summary": summary,
+        # as the summary (and `bfjoust hill test`) prints them
+        "printed": {"points": f"{entry.points:.2f}", "score": f"{score:.2f}"},
         "displaced": plan.displaced.program.full_name if plan.displaced else None,
         "worst": [
             {"name": n, "margin": m} for n, m in worst_opponents(standings, index, changes.WORST)

@@ -92,9 +92,9 @@ export function margin(row) {
 // the hill's answer: figures, summary, each opponent (pick(name): open that pair)
 export function hillAnswer(els, answer, programs, rows, pick) {
   els.rank.textContent = `${answer.rank}/${answer.size}`;
-  els.points.textContent = answer.points.toFixed(2);
+  els.points.textContent = answer.printed.points; // formatted by the server, as -test prints
   els.points.dataset.value = String(answer.points);
-  els.score.textContent = answer.score.toFixed(2);
+  els.score.textContent = answer.printed.score;
   els.score.dataset.value = String(answer.score);
   els.method.textContent = answer.method;
   els.summary.textContent = answer.summary;
@@ -139,8 +139,8 @@ export function tuneAnswer(plotBox, table, tried, names) {
       return tr;
     }
     tr.append(node("td", { class: "num" }, `${t.answer.rank}/${t.answer.size}`));
-    tr.append(node("td", { class: "num" }, t.answer.points.toFixed(2)));
-    tr.append(node("td", { class: "num" }, t.answer.score.toFixed(2)));
+    tr.append(node("td", { class: "num" }, t.answer.printed.points));
+    tr.append(node("td", { class: "num" }, t.answer.printed.score));
     const cell = node("td", { class: "flips" });
     if (before) {
       const flipped = tune.flips(before.rows, t.rows, names);
