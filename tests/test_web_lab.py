@@ -428,6 +428,13 @@ def test_against_an_earlier_hill_state(browser: webdriver.Chrome, served: Server
     assert "vs=hill" in browser.current_url
     WebDriverWait(browser, 60).until(lambda d: text(d, "hill-rank").endswith("/4"))
     assert len(browser.find_elements(By.CSS_SELECTOR, "#hill-table tbody tr")) == 3
+    # the link holds the state: opened without ?event=, it opens that state
+    fragment = browser.current_url.split("#", 1)[1]
+    assert f"event={third.id}" in fragment.split("&")
+    browser.get("about:blank")
+    load(browser, f"{served.url}/lab#{fragment}")
+    WebDriverWait(browser, 30).until(lambda d: f"?event={third.id}#" in d.current_url)
+    WebDriverWait(browser, 60).until(lambda d: text(d, "hill-rank").endswith("/4"))
 
 
 def test_a_matrix_cell_opens_the_lab(browser: webdriver.Chrome, served: Server) -> None:

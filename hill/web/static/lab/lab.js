@@ -503,6 +503,7 @@ function writeFragment() {
     const pairs = [];
     for (const side of SIDES) pairs.push(...(await share.sidePairs(side, state.sides[side])));
     if (state.vsHill) pairs.push(["vs", "hill"]);
+    pairs.push(["event", root.dataset.event]); // the hill state: a link keeps it
     if (state.battle) {
       pairs.push(["tape", state.battle.tape], ["polarity", state.battle.polarity]);
       if (state.cycle) pairs.push(["cycle", state.cycle]);
@@ -559,6 +560,15 @@ $("submit-name").addEventListener("input", updateSubmit);
 // ---- the fragment, read at load and whenever it changes
 async function readFragment() {
   const f = share.readFragment(location.hash);
+  const asked = new URL(location.href).searchParams.get("event") || "";
+  if (/^\d{1,12}$/.test(f.event || "") && !asked && f.event !== root.dataset.event) {
+    // a link made in another hill state: open the page in that state (a
+    // ?event=N of the address wins over the fragment's)
+    const url = new URL(location.href);
+    url.searchParams.set("event", f.event);
+    location.replace(url.href);
+    return;
+  }
   const left = await share.readSide(f, "left");
   const right = await share.readSide(f, "right");
   if (left || right) {

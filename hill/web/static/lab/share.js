@@ -6,6 +6,7 @@
 //   left-code=B64 / right-code=B64  code: unpadded base64url of its UTF-8 bytes
 //   left-z=B64 / right-z=B64      code deflated (deflate-raw), then base64url
 //   vs=hill                       the left program against the whole hill
+//   event=N                       the hill state (the page's ?event=N, which wins)
 //   tape=N&polarity=P             the battle open in the debugger
 //   cycle=N, bp=B64               the debugger's cycle and breakpoints (JSON)
 
