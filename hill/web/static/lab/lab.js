@@ -481,8 +481,9 @@ $("tune-run").addEventListener("click", async () => {
   try {
     const data = await hillState("");
     const opponents = data.programs.map((p) => p.code);
-    const programs = list.map((v) => tune.withValue(source, count, v));
-    const { runs } = await long.run("tune", { sources: programs, opponents }, progress("Tuning"));
+    const { start, end } = count; // one copy of the source, each value put in by the worker
+    const args = { source, start, end, values: list, opponents };
+    const { runs } = await long.run("tune", args, progress("Tuning"));
     const tried = list.map((value, i) => ({ value, rows: runs[i].rows, error: runs[i].error && runs[i].error.message }));
     const played = tried.filter((t) => t.rows);
     status("Ranking…");

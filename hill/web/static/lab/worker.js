@@ -4,6 +4,7 @@
 // {id, type: "result", ...} or {id, type: "error", error}.  The page stops
 // long work by terminating this worker and starting another.
 import { loadEngine } from "./engine.js";
+import { withValue } from "./tune.js";
 
 const ready = loadEngine();
 const compiled = new Map(); // source -> Program, the hill's programs kept across runs
@@ -76,12 +77,13 @@ const OPS = {
       tested.free();
     }
   },
-  tune(engine, { sources, opponents }, report) {
-    const total = sources.length * opponents.length;
-    const runs = sources.map((source, i) => {
+  // the program with its characters start..end replaced by each value in turn
+  tune(engine, { source, start, end, values, opponents }, report) {
+    const total = values.length * opponents.length;
+    const runs = values.map((value, i) => {
       let tested;
       try {
-        tested = engine.compile(source);
+        tested = engine.compile(withValue(source, { start, end }, value));
       } catch (error) {
         report((i + 1) * opponents.length, total);
         return { error: errorOf(error) };
