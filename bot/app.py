@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import os
+import secrets
 import signal
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -47,7 +50,13 @@ class HillBot:
         )
         self.contests = ContestClock(hill, settings, self.runner.book, self.tournaments, self._tell)
         self.commands = Commands(
-            settings, hill, self.runner, self.client.reply, self.tournaments, self.contests
+            settings,
+            hill,
+            self.runner,
+            self.client.reply,
+            self.tournaments,
+            self.contests,
+            self.client.admins,
         )
         self.contests.settled = self.commands.settled
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
@@ -137,6 +146,7 @@ def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
     configure_logging()
     if local_ircd:
         start_local_ircd(settings)
+        settings = with_admin_secret(settings)
     asyncio.run(_serve(settings))
 
 
@@ -221,6 +231,28 @@ def _stop_on_signal(stop: asyncio.Event, signum: int) -> None:
             signal=signal.Signals(signum).name,
         )
     stop.set()
+
+
+def with_admin_secret(settings: Settings) -> Settings:
+    """`make run`'s server has no accounts: unless [irc] admin_secret says
+    one, the operator's secret is made once, kept in the data folder (read
+    by its owner alone) and told on the terminal (bot/admins.py)."""
+    irc = settings.irc
+    if irc.admin_secret:
+        return settings
+    path = DataFolder(settings.hill.data_dir).admin_secret
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(18) + "\n")
+    secret = path.read_text().strip()
+    print(
+        f"To be the hill's admin: /msg {irc.nick} {irc.command}-admin {secret}\n"
+        f"(the secret is kept in {path}; [irc] admin_secret sets your own).",
+        flush=True,
+    )
+    return dataclasses.replace(settings, irc=dataclasses.replace(irc, admin_secret=secret))
 
 
 def start_local_ircd(settings: Settings) -> None:

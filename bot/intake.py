@@ -16,6 +16,7 @@ await `Incoming.vouched()`, and only they cost a WHOIS.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
@@ -23,6 +24,7 @@ import structlog
 from irc.client import Event, ServerConnection
 
 from bot.accounts import AccountLookup, Roster
+from bot.admins import AdminLogins
 from bot.connection import ServerLink
 from bot.identity import Sender, tag_value
 from bot.registration import Handler
@@ -30,6 +32,14 @@ from bot.throttle import CommandGate
 from hill.rules.events import utcnow
 
 log = structlog.get_logger(__name__)
+
+
+def near_prefix(word: str, prefix: str) -> bool:
+    """Whether `word` (before any '-') is the command prefix mistyped:
+    `!bfjoustt`, `!bfjust`, `!BFjoust` ... (not the prefix itself)."""
+    head = word.partition("-")[0].lower()
+    prefix = prefix.lower()
+    return head != prefix and difflib.SequenceMatcher(None, head, prefix).ratio() >= 0.88
 
 
 @dataclass(frozen=True)
@@ -61,11 +71,13 @@ class Intake:
         link: ServerLink,
         roster: Roster,
         lookup: AccountLookup,
+        admins: AdminLogins,
         on_message: Callable[[Incoming], None],
     ) -> None:
         self.link = link
         self.roster = roster
         self.lookup = lookup
+        self.admins = admins
         self.on_message = on_message
         self.prefix = link.settings.command.lower()
         self.gate = CommandGate(link.settings.commands_per_minute / 60, link.settings.command_burst)
@@ -74,8 +86,12 @@ class Intake:
         return {"pubmsg": self._on_message, "privmsg": self._on_message}
 
     def is_command(self, text: str) -> bool:
-        """Whether `text` is meant for the bot: it starts with the prefix, in any case."""
-        return text.lstrip()[: len(self.prefix)].lower() == self.prefix
+        """Whether `text` is meant for the bot: it starts with the prefix, in
+        any case, or with the prefix mistyped (`!bfjust`: told the command meant)."""
+        stripped = text.lstrip()
+        if stripped[: len(self.prefix)].lower() == self.prefix:
+            return True
+        return stripped[:1] == self.prefix[:1] and near_prefix(stripped.split()[0], self.prefix)
 
     def _on_message(self, connection: ServerConnection, event: Event) -> None:
         nick, text = event.source.nick, (event.arguments or [""])[0]
@@ -90,9 +106,11 @@ class Intake:
         channel = None if private else event.target
         registration = self.link.registration
 
+        signed_in = self.admins.holds(nick, userhost)
+
         def sender(account: str | None) -> Sender:
             accounts = registration.has_accounts
-            return Sender(nick, account, accounts, userhost, self.link.casemapping)
+            return Sender(nick, account, accounts, userhost, self.link.casemapping, signed_in)
 
         async def confirm() -> Sender:
             return sender(await self.lookup.account(nick, userhost))

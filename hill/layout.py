@@ -7,6 +7,7 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       hill-repo/     the git repository of the hill's history (hill.history)
       hill-repo-diverged.git/  histories set aside (disagreeing with the database), never served
       ircd/          the local IRC server of `make run`, when the bot starts one
+      admin-secret   the admin's secret on `make run`'s server, unless [irc] admin_secret says one
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ DATABASE = "hill.sqlite3"
 LOCK = "hill.lock"
 REPOSITORY = "hill-repo"
 IRCD = "ircd"
+ADMIN_SECRET = "admin-secret"
 
 
 @dataclass(frozen=True)
@@ -41,3 +43,7 @@ class DataFolder:
     @property
     def ircd(self) -> Path:
         return self.root / IRCD
+
+    @property
+    def admin_secret(self) -> Path:
+        return self.root / ADMIN_SECRET

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from bot.admins import AdminLogins
 from bot.client import Incoming
 from bot.fetch import fetch_program, is_url
 from bot.identity import Sender
@@ -52,6 +53,7 @@ class Command:
     admin: bool = False
     vouched: bool = False  # needs the sender's account confirmed (it names the owner)
     enters: bool = False  # records a contest's entry: a close waits for it (bot/contests.py)
+    listed: bool = True  # in the players' list of commands (-help)
 
 
 ENTRY = "entry"  # a contest entry's owner is checked as a program's named so would be
@@ -67,13 +69,14 @@ def command(
     admin: bool = False,
     vouched: bool = False,
     enters: bool = False,
+    listed: bool = True,
 ) -> Callable[[Run], Run]:
     """Declare a command: its suffix after the prefix, its usage, whether
     it is for the hill's admins, whether it needs the sender's account,
     whether it records a contest's entry."""
 
     def register(run: Run) -> Run:
-        COMMANDS.append(Command(suffix, usage, run, admin, vouched, enters))
+        COMMANDS.append(Command(suffix, usage, run, admin, vouched, enters, listed))
         return run
 
     return register
@@ -106,6 +109,7 @@ class Context:
         reply: Reply,
         tournaments: TournamentHost,
         contests: ContestClock,
+        admin_logins: AdminLogins,
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
@@ -114,6 +118,7 @@ class Context:
         self.reply = reply
         self.tournaments = tournaments
         self.contests = contests  # closes contests and tells the channels
+        self.admin_logins = admin_logins  # without accounts: who proved the admin secret
         self.urls = Urls(site=settings.web.url)  # the web report's links
         self.uploads = UploadLinks(hill.db)
         self.statistics = StatisticsByState(hill.queries)

@@ -92,7 +92,8 @@ def _battles_changed(current: Standings, arrival: Arrival, after: np.ndarray) ->
 def arrival_summary(
     arrival: Arrival, standings: Standings, newcomer_id: int, changed: str | None
 ) -> str:
-    """`alice.rush: points 1.00, score 100.00, rank 1/2 (+1); pushed off bob.idle`;
+    """`alice.rush: points 1.00, score 100.00, rank 1/2 (+1); pushed off bob.idle
+    (it was last; the hill keeps 2 programs)`;
     `changed` says how an update's battles changed (`battles_changed`)."""
     entry = next(e for e in standings.entries if e.program.id == newcomer_id)
     line = (
@@ -105,8 +106,16 @@ def arrival_summary(
     if arrival.old is not None and changed is not None:
         notes.append(changed)
     elif arrival.displaced is not None:
-        verb = "would push off" if arrival.test_only else "pushed off"
-        notes.append(f"{verb} {arrival.displaced.program.full_name}")
+        # the program last before the newcomer came leaves, so the hill keeps its size
+        verb, was = ("would push off", "is") if arrival.test_only else ("pushed off", "was")
+        notes.append(
+            f"{verb} {arrival.displaced.program.full_name} "
+            f"(it {was} last; the hill keeps {standings.size} programs)"
+        )
+        notes.append(
+            f"{verb} {arrival.displaced.program.full_name}, which {was} last: "
+            f"the hill keeps {standings.size} programs"
+        )
     if arrival.test_only:
         notes.append("test only, the hill is unchanged")
         notes.append(worst_text(worst_opponents(standings, entry.rank - 1, WORST)))
