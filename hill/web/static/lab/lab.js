@@ -481,6 +481,7 @@ $("tune-run").addEventListener("click", async () => {
   try {
     const data = await hillState("");
     const opponents = data.programs.map((p) => p.code);
+    const started = performance.now();
     const { start, end } = count; // one copy of the source, each value put in by the worker
     const args = { source, start, end, values: list, opponents };
     const { runs } = await long.run("tune", args, progress("Tuning"));
@@ -491,6 +492,7 @@ $("tune-run").addEventListener("click", async () => {
     played.forEach((t, i) => (t.answer = answers[i]));
     results.tuneAnswer($("tune-plot"), $("tune-table"), tried, data.programs.map((p) => p.name));
     $("tune-answer").hidden = false;
+    $("tune-answer").dataset.totalMs = (performance.now() - started).toFixed(1); // for the bench
     status(`Tuned ${list.length} values.`);
   } catch (error) {
     if (!error.stopped) status(`Tuning: ${error.message}`);
