@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hill.rules.events import HILL_CHANGES, EventKind, LeaveReason
-from hill.rules.standings import Entry, Standings, worst_opponents
+from hill.rules.standings import Contestant, Entry, Standings, rank, worst_opponents
 
 WORST = 3  # opponents an answer names (the test's, `-rank`'s)
 
@@ -60,6 +60,33 @@ def previous_ranks(current: Standings, arrival: Arrival, newcomer_id: int) -> di
     if arrival.old is not None:
         ranks[newcomer_id] = arrival.old.rank
     return ranks
+
+
+def rank_arrival(
+    ranking: str,
+    current: Standings,
+    arrival: Arrival,
+    outcomes: np.ndarray,
+    newcomer: Contestant,
+) -> tuple[Standings, str]:
+    """The standings after an arrival and its summary, as `-test` and a
+    challenge give them: `outcomes` (N+1, N+1, 42) are the jousts among the
+    programs that stay (`arrival.stay`, in that order) and the newcomer,
+    last (outcomes[a, b] from a's side)."""
+    contestants = [e.program for e in arrival.stay] + [newcomer]
+    previous = previous_ranks(current, arrival, newcomer.id)
+    standings = rank(contestants, outcomes, ranking, previous)
+    changed = _battles_changed(current, arrival, outcomes[-1, :-1])
+    return standings, arrival_summary(arrival, standings, newcomer.id, changed)
+
+
+def _battles_changed(current: Standings, arrival: Arrival, after: np.ndarray) -> str | None:
+    """How an update's battles changed against the programs that stay."""
+    if arrival.old is None:
+        return None
+    old = current.entries.index(arrival.old)
+    others = [i for i in range(current.size) if i != old]
+    return battles_changed(current.outcomes[old, others], after)
 
 
 def arrival_summary(
