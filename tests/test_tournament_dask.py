@@ -27,6 +27,7 @@ from hill.play.cluster import DaskExecutor
 from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import rules_of
 from hill.tournaments.round_robin import ROUND_ROBIN
 
 
@@ -152,8 +153,8 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
                 remote.run(kill_worker2_while_busy)
     finally:
         cluster.stop()
-    print(f"worker2 killed after {killed} of {plan.expected_matches()} matches")
-    assert killed and killed[0] < plan.expected_matches()  # killed mid-run
+    print(f"worker2 killed after {killed} of {rules_of(plan).expected_matches(plan)} matches")
+    assert killed and killed[0] < rules_of(plan).expected_matches(plan)  # killed mid-run
     assert cluster.workers["worker2"].returncode == -9
     assert remote.to_json() == local.to_json()
 

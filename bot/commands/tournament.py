@@ -12,7 +12,7 @@ from bot.tournament import progress_text
 from hill.errors import HillError, TournamentError
 from hill.store.pools import POOLS_HELP
 from hill.store.records import latest, tournament
-from hill.tournaments.plan import FORMATS
+from hill.tournaments.registry import FORMATS
 
 START = f"{'|'.join(FORMATS)} POOL [all-versions]"
 CANCEL = "cancel ID"

@@ -17,7 +17,8 @@ from hill.engine import arena
 from hill.engine.arena import Arena, Pair, Played
 from hill.tournaments.formats import Ended, Pairing
 from hill.tournaments.ledger import Ledger, LedgerChange, LedgerStore, ScheduledMatch
-from hill.tournaments.plan import TournamentPlan, result_json
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import result_json, rules_of
 
 Progress = Callable[[int, int], None]  # (matches committed, matches expected)
 # called between two pieces of work: it may wait (while a player's request
@@ -85,7 +86,7 @@ class Tournament:
             self.store.write(self.ledger.open_round(decision.bye, list(decision.pairs)))
 
     def _next_round(self) -> Pairing | Ended:
-        return self.plan.rules.next_round(self.plan, self.ledger.played_rounds())
+        return rules_of(self.plan).next_round(self.plan, self.ledger.played_rounds())
 
     def _play_current_round(self, progress: Progress | None) -> None:
         matches = self.ledger.check_out()
@@ -133,7 +134,7 @@ class Tournament:
             self.ledger.commit(match.key, sign * margin) for match, sign in matches
         ]
         if progress is not None:
-            progress(self.ledger.committed, self.plan.expected_matches())
+            progress(self.ledger.committed, rules_of(self.plan).expected_matches(self.plan))
         return committed
 
     def to_json(self) -> dict[str, object]:

@@ -42,7 +42,8 @@ from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Ledger, LedgerChange, MatchStatus
 from hill.tournaments.match import MatchResult, Round
-from hill.tournaments.plan import TournamentPlan, result_json
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import result_json, rules_of
 
 CANCELLED = "cancelled"  # how a cancelled tournament's end begins: "cancelled by carol"
 
@@ -303,9 +304,9 @@ def _summary(
         finished_at=row.finished_at,
         entrants=len(plan.entrants),
         rounds_played=rounds_opened,
-        rounds_planned=plan.planned_rounds(),
+        rounds_planned=rules_of(plan).planned_rounds(plan),
         matches_committed=committed,
-        matches_expected=plan.expected_matches(),
+        matches_expected=rules_of(plan).expected_matches(plan),
         leader=standings[0]["name"] if standings and committed else None,
         ended=row.ended,
     )
@@ -370,7 +371,7 @@ def settled_result(db: Database, tournament_id: int) -> SettledResult | None:
         "seed": plan.seed,
         "entrants": list(plan.entrants),
         "ended": row.ended,
-        **plan.rules.ranking(plan, rounds),
+        **rules_of(plan).ranking(plan, rounds),
     }
     summary = _summary(row, plan, max(byes, default=0), committed, result["standings"])
     return SettledResult(summary, rounds, result, {e.name: e.code_hash for e in entrants})
@@ -399,4 +400,4 @@ def tournament_size(db: Database, tournament_id: int) -> tuple[int, int] | None:
         if row is None:
             return None
         plan = plan_of(row, entrants_of(session, tournament_id))
-        return len(plan.entrants), plan.expected_matches()
+        return len(plan.entrants), rules_of(plan).expected_matches(plan)

@@ -15,14 +15,12 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hill.tournaments.criteria import CRITERIA, swiss_standings
 from hill.tournaments.formats import COMPLETE, Ended, Pairing
 from hill.tournaments.match import Round
-
-if TYPE_CHECKING:
-    from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.plan import TournamentPlan
 
 SWISS = "swiss"
 # Later rounds are paired in blocks of this many places of the standings (even):

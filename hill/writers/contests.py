@@ -46,7 +46,8 @@ from hill.store.contests import contest as stored_contest
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook, entries_waiting, finish
 from hill.store.tables import ContestEntryRow, ContestRow, Request
-from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import seed_for, tournament_format
 from hill.writers.hill import Hill, Report, add_event
 
 HOW_TO_ENTER = "!bfjoust-contest lists the open ones"

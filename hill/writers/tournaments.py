@@ -40,7 +40,8 @@ from hill.store.records import (
 )
 from hill.store.tables import TournamentRow
 from hill.tournaments.criteria import CRITERIA
-from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import seed_for, tournament_format
 from hill.writers.hill import Hill
 
 CANCEL_POLL_SECONDS = 0.5  # how often a tournament being played looks for its cancellation
