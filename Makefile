@@ -14,7 +14,7 @@ DATA ?= var
 RUN_PACKAGES := inspircd
 TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver
 
-.PHONY: setup run stop-ircd test lint bench clean system-run system-test
+.PHONY: setup run stop-ircd test test-fast lint bench clean system-run system-test
 
 setup: $(STAMP)
 
@@ -42,10 +42,16 @@ stop-ircd: setup
 
 test: setup system-test
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+# the inner loop: no IRC server, browser, Dask cluster or slow test (pyproject's markers)
+test-fast: setup
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not irc and not browser and not cluster and not slow"
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: setup system-run
 	$(BIN)/python bench/compile.py

@@ -80,7 +80,7 @@ class Backlog:
         self.per_host = per_host
         self.total = total
         self.refusal_ttl = refusal_ttl
-        self._waiting: dict[Kind, Queues] = {tier: {} for tier in TIERS}
+        self._waiting: dict[Kind, Queues[Message]] = {tier: {} for tier in TIERS}
         self._lines: Counter[str] = Counter()  # lines waiting, by recipient
         self._host_lines: Counter[str] = Counter()  # lines waiting, by host
         self.turns = Turns()
@@ -172,7 +172,7 @@ class Backlog:
     def _give_way(self, wanted: int, recipient: str, host: str | None = None) -> bool:
         """Drop an answer that gives way to `recipient`'s (bot.turns.giving_way)."""
         found = giving_way(self._waiting[Kind.ANSWER], host, wanted, recipient)
-        if not isinstance(found, Message):
+        if found is None:
             return False
         self._remove(found)
         self._log_drop(found.kind)

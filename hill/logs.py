@@ -16,7 +16,7 @@ QUIET = ("alembic",)
 
 
 def configure_logging(level: int = logging.INFO) -> None:
-    shared = [
+    shared: list[structlog.typing.Processor] = [
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),

@@ -19,8 +19,13 @@ import re
 import structlog
 
 from bot.client import Incoming
-from bot.commands.base import COMMANDS, Command, Context, did_you_mean
+from bot.commands.base import COMMANDS, Command, Context, Reply, did_you_mean
+from bot.contests import ContestClock
+from bot.runner import Runner
+from bot.tournament import TournamentHost
+from hill.config import Settings
 from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_trouble
+from hill.writers.hill import Hill
 
 # isort: off
 # each module registers its commands, in the order -help lists them
@@ -36,8 +41,16 @@ BUSY = "busy: the queue is full; try again in a minute"
 class Commands(Context):
     """Every command of bot/commands/, dispatched by its word."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        settings: Settings,
+        hill: Hill,
+        runner: Runner,
+        reply: Reply,
+        tournaments: TournamentHost,
+        contests: ContestClock,
+    ) -> None:
+        super().__init__(settings, hill, runner, reply, tournaments, contests)
         self.tasks: set[asyncio.Task[None]] = set()
         self.entering: dict[asyncio.Task[None], dt.datetime] = {}  # contest entries, heard at
         self.table = {(self.irc.command + c.suffix).lower(): c for c in COMMANDS}

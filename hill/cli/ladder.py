@@ -122,7 +122,7 @@ def command_show(args: argparse.Namespace) -> None:
         queries.close()
 
 
-def add_archive_commands(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_archive_commands(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`step` and `show` beside `bfjoust ladder run`."""
     step = actions.add_parser(
         "step", help="play jousts of the hill's all-time ladder and store its standing"

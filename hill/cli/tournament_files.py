@@ -24,7 +24,7 @@ from hill.tournaments.plan import OPTIONS, TournamentPlan
 from hill.tournaments.registry import FORMATS, rules_of, seed_for, unread_options
 
 
-def add_run_command(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_run_command(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`bfjoust tournament run`."""
     run = actions.add_parser("run", help="a tournament over program files")
     run.add_argument("files", nargs="*", metavar="FILE", help="the entrants (names as given)")

@@ -150,7 +150,8 @@ class Results:
         upper = np.triu_indices(n, 1)
         if not upper[0].size:
             return wins
-        kept = [oriented(hashes[a], hashes[b]) for a, b in zip(*upper, strict=True)]
+        pairs = zip(upper[0].tolist(), upper[1].tolist(), strict=True)
+        kept = [oriented(hashes[a], hashes[b]) for a, b in pairs]
         stored = np.frombuffer(b"".join(self._outcomes[pair] for pair, _ in kept), np.uint8)
         stored = stored.reshape(len(kept), -1)
         left_wins, right_wins = (stored == 2).sum(axis=1), (stored == 0).sum(axis=1)

@@ -72,7 +72,7 @@ def _state(session: Session) -> LadderState:
     return state
 
 
-def _submissions() -> Select[Any]:
+def _submissions() -> Select[int, str, str, str]:
     """The programs submitted to the hill (tests are trials), in order."""
     return select(ProgramRow.id, ProgramRow.owner, ProgramRow.name, ProgramRow.code_hash).where(
         SUBMITTED

@@ -69,7 +69,7 @@ def stats_mark(session: Session) -> int:
     return session.scalar(select(func.max(literal_column("rowid"))).select_from(JoustStats)) or 0
 
 
-def _lacking() -> Select[tuple[str, str]]:
+def _lacking() -> Select[str, str]:
     """The jousts without statistics."""
     return (
         select(Joust.left_hash, Joust.right_hash)

@@ -24,11 +24,12 @@ the web, the CLI and the bot.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from hill.engine.arena import Played
@@ -119,6 +120,10 @@ JOUSTS_A_PIECE = 250
 ShortWrites = Callable[[Iterable[Callable[[Session], None]]], None]
 
 
+def _execute(statement: Any, rows: list[dict[str, Any]] | None, session: Session) -> None:
+    session.execute(statement, rows)
+
+
 class HillLedgerStore:
     """The ledger store of tournament `tournament_id` in the hill's database.
     A write (with the jousts played for it) may be half a million rows: it
@@ -140,11 +145,11 @@ class HillLedgerStore:
     def _pieces(
         self, changes: list[LedgerChange], jousts: list[JoustRows]
     ) -> Iterator[Callable[[Session], None]]:
-        for rows in jousts:
-            yield lambda session, rows=rows: store_joust_rows(session, rows)
+        for piece in jousts:
+            yield functools.partial(store_joust_rows, rows=piece)
         key = {"tournament_id": self.id}
         for statement, rows in write_statements(changes, RoundRow, MatchRow, self._end, key):
-            yield lambda session, statement=statement, rows=rows: session.execute(statement, rows)
+            yield functools.partial(_execute, statement, rows)
 
     def read(self) -> list[LedgerChange]:
         with self.db.session() as session:
@@ -153,9 +158,10 @@ class HillLedgerStore:
     def _end(self, reason: str) -> Any:
         """The end, unless it ended already (an admin cancelled it meanwhile)."""
         return (
-            TournamentRow.__table__.update()
+            update(TournamentRow)
             .where(TournamentRow.id == self.id, TournamentRow.ended.is_(None))
             .values(ended=reason, finished_at=utcnow())
+            .execution_options(synchronize_session=False)
         )
 
 
@@ -355,6 +361,7 @@ def settled_result(db: Database, tournament_id: int) -> SettledResult | None:
         for number, a, b, status, margin in session.execute(matches):
             if status == MatchStatus.COMMITTED:
                 committed += 1
+                assert margin is not None  # a committed match has its margin
                 if number not in unsettled:
                     played[number].append(MatchResult(names[a], names[b], margin))
             elif number not in unsettled:

@@ -159,7 +159,7 @@ def _closest_pairs(
     n = len(order)
     rematch_cost = n**3  # more than any sum of squared distances (n/2 pairs, each < n^2)
     most = rematch_cost * n  # above any pair's cost: every weight is positive
-    graph = nx.Graph()
+    graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(n))
     for i in range(n):
         for j in range(i + 1, n):
