@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from bot.worker import BackgroundWorker
 from hill.config import Settings
-from hill.engine import batches
-from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
+from hill.engine import Pair, Played, batches
+from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor
 from hill.errors import Cancelled, Stopped, TournamentError
 from hill.play.cluster import executor_for
 from hill.rules.contests import contest_of_pool

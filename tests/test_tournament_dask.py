@@ -20,6 +20,7 @@ from support.daskcluster import DaskCluster
 from support.reference import REFERENCE
 from support.statefile import count_matches
 
+from hill import engine
 from hill.engine import arena
 from hill.engine.arena import Arena
 from hill.errors import TournamentError
@@ -46,7 +47,7 @@ def reference(count: int, start: int = 0) -> dict[str, bytes]:
 
 
 def test_cluster_jousts_equal_local_ones(cluster: DaskCluster) -> None:
-    code = {arena.code_hash(c): c for c in reference(25, start=30).values()}
+    code = {engine.code_hash(c): c for c in reference(25, start=30).values()}
     pairs = list(itertools.permutations(code, 2))  # both sides of every pair
     local_executor = arena.LocalExecutor(arena.ProgramCache(), jobs=2)
     local = {pair: (r.outcomes, r.game_cycles) for pair, r in local_executor(pairs, code.get)}

@@ -36,7 +36,7 @@ from support.webhill import (
 )
 
 from hill import engine
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.store import records
 from hill.web import bump_chart, thumbnail
 from hill.web.server import SECURITY_HEADERS

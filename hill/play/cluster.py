@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 
 from hill import engine
-from hill.engine import packing
-from hill.engine.arena import CodeOf, Executor, Pair, Played, ProgramCache
+from hill.engine import Pair, Played, packing
+from hill.engine.arena import CodeOf, Executor, ProgramCache
 from hill.errors import TournamentError
 
 if TYPE_CHECKING:  # distributed is loaded only for a cluster run

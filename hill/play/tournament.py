@@ -13,8 +13,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
-from hill.engine import arena
-from hill.engine.arena import Arena, Pair, Played
+from hill import engine
+from hill.engine import Pair, Played, arena
+from hill.engine.arena import Arena
 from hill.tournaments.formats import Ended, Pairing
 from hill.tournaments.ledger import Ledger, LedgerChange, LedgerStore, ScheduledMatch
 from hill.tournaments.plan import TournamentPlan
@@ -53,7 +54,7 @@ class Tournament:
         self.checkpoint = checkpoint or (lambda: None)
         self.store = store
         self.arena = jousts or Arena()
-        self.hashes = {name: arena.code_hash(programs[name]) for name in plan.entrants}
+        self.hashes = {name: engine.code_hash(programs[name]) for name in plan.entrants}
         self.code = {self.hashes[name]: programs[name] for name in plan.entrants}
         # jousts known (e.g. the hill's, from storage) and played: none is played twice
         self.results = known if known is not None else arena.Results()

@@ -43,7 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from hill.engine import JoustResult, arena
+from hill.engine import JoustResult, Pair, arena
 from hill.ladder import seeding
 from hill.ladder.board import Board, Row, Version
 from hill.ladder.ladder import Ladder, Standing, ranking
@@ -166,9 +166,7 @@ def by_code(pool: Sequence[Version]) -> dict[str, list[int]]:
     return at
 
 
-def add_joust(
-    ladder: Ladder, at: dict[str, list[int]], pair: arena.Pair, result: JoustResult
-) -> None:
+def add_joust(ladder: Ladder, at: dict[str, list[int]], pair: Pair, result: JoustResult) -> None:
     """A joust of a kept pair (hill.engine.arena), from its left's side, for every
     pair of versions with those codes that has not met yet."""
     for a in at[pair[0]]:

@@ -15,7 +15,7 @@ from sqlalchemy import Select, func, literal_column, select, tuple_
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
-from hill.engine.arena import Pair
+from hill.engine import Pair
 from hill.store.tables import Joust, JoustStats
 
 CHUNK = 400  # pairs per query (SQLite binds at most 32766 values)

@@ -174,7 +174,7 @@ class HillQueries:
         ]
 
     def code_of_hash(self, code_hash: str) -> bytes:
-        """The code whose hash (hill.engine.arena.code_hash) is `code_hash`; HillError if none."""
+        """The code whose hash (hill.engine.code_hash) is `code_hash`; HillError if none."""
         with self.db.session() as session:
             return code_by_hash(session, code_hash)
 

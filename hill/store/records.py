@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from hill.engine.arena import Played
+from hill.engine import Played
 from hill.errors import TournamentError
 from hill.rules.contests import contest_of_pool
 from hill.rules.events import iso_utc, utcnow

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.tournaments.criteria import CRITERIA
 
 # the options of a plan that only some formats read, with their defaults

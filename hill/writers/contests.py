@@ -31,7 +31,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from hill.config import HillSettings
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.errors import HillError, TournamentError
 from hill.faults import crash_point
 from hill.history.recorder import Change

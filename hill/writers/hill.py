@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 from sqlalchemy.orm import Session
 
+from hill import engine
 from hill.config import HillSettings
 from hill.engine import arena
 from hill.engine.arena import Arena, Executor
@@ -143,7 +144,7 @@ class Hill:
 
     def _meet(
         self, full_name: str, code: bytes, program_hash: str, test_only: bool
-    ) -> tuple[int | None, Standings, changes.Arrival, arena.Results, list[arena.Played]]:
+    ) -> tuple[int | None, Standings, changes.Arrival, arena.Results, list[engine.Played]]:
         """The hill now (and the change that made it), the arrival of a
         program there, and its jousts with the programs it meets: those
         stored, read once, and those `played` now (not stored yet)."""

@@ -21,7 +21,7 @@ import time
 
 from sqlalchemy import select
 
-from hill.engine import arena
+from hill import engine
 from hill.engine.arena import Arena
 from hill.errors import Cancelled, TournamentError
 from hill.play.tournament import Checkpoint, Progress, Tournament
@@ -78,7 +78,7 @@ class HillTournaments:
             allow_repeat=allow_repeat,
             criteria=criteria,
         )
-        hashes = [arena.code_hash(code) for code in chosen.programs.values()]
+        hashes = [engine.code_hash(code) for code in chosen.programs.values()]
         with self.hill.lock.transaction() as session:
             return add_tournament(session, plan, chosen.label, hashes, started_by)
 
