@@ -18,6 +18,8 @@ from support.ircservers import Inspircd, start_inspircd
 from bot.client import IrcClient
 from hill.writers.hill import Hill
 
+pytestmark = pytest.mark.irc  # InspIRCd with Anope services, and bots on it
+
 PASSWORD = "correct-horse"
 CAPS = ("account-tag", "account-notify", "extended-join")
 # the default outgoing rate, which the bot's port (strict) accepts with the

@@ -33,6 +33,8 @@ from support.ircservers import Inspircd, start_inspircd
 from bot.backlog import MAX_PER_HOST
 from hill.writers.hill import Hill
 
+pytestmark = [pytest.mark.irc, pytest.mark.slow]  # InspIRCd, and floods of minutes
+
 FLOOD = 1000  # lines in one write
 GOAL = 3.0  # seconds: every probe should be answered within this
 BOUND = 8.0  # what the test asserts: the goal with room for a loaded machine

@@ -31,6 +31,8 @@ from hill.tournaments.plan import TournamentPlan
 from hill.tournaments.registry import rules_of
 from hill.tournaments.round_robin import ROUND_ROBIN
 
+pytestmark = pytest.mark.cluster  # every test starts a Dask cluster
+
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
