@@ -211,6 +211,12 @@ class Backlog:
             self._dropped.clear()
             self._dropped_logged = now
 
+    @property
+    def sent(self) -> int:
+        """Lines sent so far: how long something waited, in the bot's own
+        lines (a loaded machine stretches seconds, not lines)."""
+        return self._sent
+
     def forget_queries(self) -> None:
         """The connection is gone: its requests mean nothing to the next one."""
         for recipients in list(self._waiting[Kind.ANSWER].values()):
