@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
+from typing import Any
 
 import structlog
 
@@ -109,8 +111,8 @@ class NoticeDesk:
 
         self._spawn(mark())
 
-    def _spawn(self, work: object) -> None:
-        task = asyncio.create_task(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._work.add(task)
         task.add_done_callback(self._work.discard)
 

@@ -5,7 +5,8 @@
 - `recorder`: commits each change from the data the writer hands over, and
   catches up after a crash from the database.
 
-May import: the store (its read side and the events table), the rules
-(reports, names, what a change is), GitPython.  Only the hill's writer
+May import: hill.store (its read side and the events table), hill.rules
+(reports, names, what a change is), GitPython, SQLAlchemy (the store's
+sessions).  Only the hill's writer
 (hill.writers) opens it; the web reads commits with git itself.
 """

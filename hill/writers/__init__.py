@@ -1,6 +1,7 @@
 """The writers: the one place each kind of change is made, under the hill's
 lock, one transaction a change.
 
-May import: the store, the history, play, the rules and the engine.  Never
-the web, the command line or the bot.
+May import: hill.store, hill.history, hill.play, the rules (hill.rules,
+hill.ladder, hill.tournaments), hill.engine, numpy, SQLAlchemy (sessions),
+structlog.  Never the web, the command line or the bot.
 """
