@@ -1,12 +1,16 @@
-"""What the bot missed while it was away, said when it is back.
+"""What the bot missed while it was away, read or said when it is back.
 
 A line said in a channel while the bot restarts (or while its link to the
 server is down) reaches nobody, and its speaker used to hear nothing at
 all.  The bot keeps the last moment it knew it was listening (any line from
 the server: a message, a join, the server's PING) in the data folder,
-written at most every SAVE_SECONDS while lines come and at a clean stop;
-when it joins a channel again it says there which span it missed, so
-anyone whose command fell in it knows to say it again.
+written at most every SAVE_SECONDS while lines come and at a clean stop.
+Where the server keeps a channel's history (InspIRCd's chanhistory, as
+`make run`'s server does: a `chathistory` batch of the lines said, each
+with its time, when the bot joins), the commands said after that moment
+are played once, in order, and answered as heard late (bot.intake);
+elsewhere the bot says in the channel which span it missed, so anyone
+whose command fell in it knows to say it again.
 
 May import: nothing of the bot or the hill (the irc library's events alone).
 """
@@ -25,6 +29,7 @@ from irc.client import Event, ServerConnection
 
 SAVE_SECONDS = 5.0  # the last moment heard is written at most this often
 WORTH_SAYING = dt.timedelta(seconds=2)  # a shorter gap is a reconnection nobody noticed
+HISTORY_SECONDS = 1.0  # after its join, a channel's history has come if it comes
 
 
 def _now() -> dt.datetime:
@@ -39,18 +44,20 @@ class Absence:
     """The moment the bot was last known to listen, kept in `path`; the
     span it missed told to each channel it joins (`say(channel, text)`)."""
 
-    def __init__(
-        self, path: Path, say: Callable[[str, str], None], is_me: Callable[[str], bool]
-    ) -> None:
+    def __init__(self, path: Path | None) -> None:
+        """`path`: where the last moment heard is kept (None: nowhere)."""
         self.path = path
-        self.say = say
-        self.is_me = is_me
+        self.say: Callable[[str, str], None] = lambda channel, text: None  # the client's
+        self.is_me: Callable[[str], bool] = lambda nick: False
         self.since = self._read()  # away since then (None: nothing known)
         self.last = self.since  # the last moment heard
         self._told: set[str] = set()  # channels told of the present absence
+        self._replayed: set[str] = set()  # channels whose history the server replayed
         self._saving: asyncio.TimerHandle | None = None
 
     def _read(self) -> dt.datetime | None:
+        if self.path is None:
+            return None
         try:
             return dt.datetime.fromisoformat(json.loads(self.path.read_text())["listening"])
         except (OSError, ValueError, KeyError, TypeError):
@@ -79,22 +86,32 @@ class Absence:
         if self._saving is not None:
             self._saving.cancel()
             self._saving = None
-        if self.last is None:
+        if self.last is None or self.path is None:
             return
         with contextlib.suppress(OSError):  # a full disk: the gap will be said wider
             partial = self.path.with_suffix(".partial")
             partial.write_text(json.dumps({"listening": self.last.isoformat()}))
             os.replace(partial, self.path)
 
+    def replayed(self, channel: str) -> None:
+        """The server replays `channel`'s history: what was said is read."""
+        self._replayed.add(channel.lower())
+
     def _on_join(self, connection: ServerConnection, event: Event) -> None:
         channel = event.target
         if not self.is_me(event.source.nick) or self.since is None or channel in self._told:
             return
         self._told.add(channel)
-        back = _now()
-        if back - self.since >= WORTH_SAYING:
+        since, back = self.since, _now()
+        if back - since >= WORTH_SAYING:  # said once the history (if any) has come
+            loop = asyncio.get_running_loop()
+            loop.call_later(HISTORY_SECONDS, self._tell, channel, since, back)
+
+    def _tell(self, channel: str, since: dt.datetime, back: dt.datetime) -> None:
+        span = f"I was away from {_shown(since)} to {_shown(back)} UTC"
+        if channel.lower() in self._replayed:
+            self.say(channel, f"{span}; the server kept what was said: I answer it now")
+        else:
             self.say(
-                channel,
-                f"I was away from {_shown(self.since)} to {_shown(back)} UTC: a command said "
-                "then was not heard; if you said one, say it again",
+                channel, f"{span}: a command said then was not heard; if you said one, say it again"
             )

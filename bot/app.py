@@ -43,7 +43,8 @@ class HillBot:
 
     def __init__(self, settings: Settings, hill: Hill) -> None:
         self.settings = settings
-        self.client = IrcClient(settings.irc, self._on_message)
+        self.absence = Absence(DataFolder(settings.hill.data_dir).heard)
+        self.client = IrcClient(settings.irc, self._on_message, absence=self.absence)
         self.runner = Runner(hill, settings, self._answer, self._refund)
         # tournaments and the all-time ladder, while no request is open in the runner's book
         self.tournaments = TournamentHost(
@@ -66,13 +67,6 @@ class HillBot:
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
         self.started = False  # every worker started (run() is in the IRC client)
-        # which span it missed, said in each channel when it is back
-        self.absence = Absence(
-            DataFolder(settings.hill.data_dir).heard,
-            lambda channel, text: self.client.say(channel, text),
-            self.client.link.is_me,
-        )
-        self.client.link.add_handlers(self.absence.handlers())
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)

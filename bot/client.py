@@ -19,6 +19,7 @@ from collections.abc import Callable
 import structlog
 from irc.client import Event, ServerConnection
 
+from bot.absence import Absence
 from bot.accounts import WHOX_TOKEN, AccountLookup, Roster
 from bot.admins import AdminLogins
 from bot.backlog import Kind
@@ -48,6 +49,7 @@ class IrcClient:
         settings: IrcSettings,
         on_message: Callable[[Incoming], None],
         wanted_caps: tuple[str, ...] = WANTED_CAPS,
+        absence: Absence | None = None,
     ) -> None:
         self.settings = settings
         self.link = ServerLink(settings, wanted_caps, self._on_connect)
@@ -56,11 +58,16 @@ class IrcClient:
         self.lookup = AccountLookup(self.link.fold, self.outbox.query)
         self.on_message = on_message
         self.admins = AdminLogins(settings.admin_secret, self.link.fold)
+        # what it missed while away: read from the server's history, or said (bot.absence)
+        self.absence = absence if absence is not None else Absence(None)
+        self.absence.say = lambda channel, text: self.say(channel, text)
+        self.absence.is_me = self.link.is_me
         self.intake = Intake(
             self.link,
             self.roster,
             self.lookup,
             self.admins,
+            self.absence,
             self._heard,
             tell=lambda message, text: self.reply(message, text),
             refuse=lambda message, text: self.reply(message, text, refusal=True),
@@ -73,6 +80,7 @@ class IrcClient:
         self.link.add_handlers(self.roster.handlers(self._extended_join))
         self.link.add_handlers(self.lookup.handlers())
         self.link.add_handlers(self.admins.handlers())
+        self.link.add_handlers(self.absence.handlers())
         self.link.add_handlers(self.intake.handlers())
         self.link.add_handlers(self._handlers())
 
@@ -195,8 +203,11 @@ class IrcClient:
         on_sent: Callable[[], None] | None = None,
     ) -> None:
         """Answer in the channel, addressed to the sender, or in private by
-        NOTICE; see say() for `refusal` and `on_sent`."""
+        NOTICE (one heard late, from the server's history, says so); see
+        say() for `refusal` and `on_sent`."""
         sender = message.sender
+        if message.late:
+            text = f"(heard late: you said it at {message.heard:%H:%M:%S} UTC) {text}"
         self.say(
             message.channel or sender.nick,
             text,

@@ -62,10 +62,18 @@ INSPIRCD_CONFIG = """\
 <performance>
 <module name="cap">
 <module name="permchannels">
+<module name="ircv3">
+<module name="ircv3_servertime">
+<module name="ircv3_batch">
+<module name="chanhistory">
+<chanhistory maxlines="100" notice="no" bots="yes" prefixmsg="no">
 {channels}"""
 # the bot's channels exist from the start, with nobody as their operator
-# (as in ngircd's predefined channels): none is the first to join them
-PERMANENT_CHANNEL = '<permchannels channel="{name}" modes="nt">\n'
+# (as in ngircd's predefined channels): none is the first to join them; they
+# keep their last 100 lines of the hour (+H), which the server replays to a
+# client that joins, with the time each was said (server-time): what was
+# said to the bot while it restarted reaches it then (bot.history)
+PERMANENT_CHANNEL = '<permchannels channel="{name}" modes="ntH 100:1h">\n'
 
 CONFIG = """\
 [Global]

@@ -20,7 +20,8 @@ from hill.config import IrcSettings
 
 log = structlog.get_logger(__name__)
 
-WANTED_CAPS = (*ACCOUNT_CAPS, "extended-join")
+# server-time and batch: a channel's history replayed on join, each line with its time
+WANTED_CAPS = (*ACCOUNT_CAPS, "extended-join", "server-time", "batch")
 SASL_REPLIES = ("saslsuccess", "saslfail", "sasltoolong", "saslaborted", "saslalready")
 SASL_CHUNK = 400  # AUTHENTICATE carries at most 400 bytes of base64 a line
 
