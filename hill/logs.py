@@ -44,11 +44,12 @@ def _is_access(record: logging.LogRecord) -> bool:
 
 
 def configure_logging(
-    level: int = logging.INFO, folder: Path | None = None, name: str = "bot"
+    level: int = logging.INFO, folder: Path | None = None, name: str = "bot", create: bool = True
 ) -> None:
     """Lines on stderr (on a terminal, the web's routine requests left out:
     they are in the access log), and with `folder` (the data folder) in
-    `folder/logs/NAME.log` and, for the web, `folder/logs/access.log`."""
+    `folder/logs/NAME.log` and, for the web, `folder/logs/access.log`; a
+    reader (`create` false) makes no data folder that is not there."""
     shared: list[structlog.typing.Processor] = [
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
@@ -73,7 +74,7 @@ def configure_logging(
     if sys.stderr.isatty():  # a person reads it: the requests' lines are in access.log
         handler.addFilter(_only(lambda r: not (_is_access(r) and r.levelno <= logging.INFO)))
     handlers: list[logging.Handler] = [handler]
-    if folder is not None:
+    if folder is not None and (create or Path(folder).is_dir()):
         logs = Path(folder) / "logs"
         try:
             logs.mkdir(parents=True, exist_ok=True)
