@@ -52,7 +52,9 @@ def near_prefix(word: str, prefix: str) -> bool:
     `!bfjoustt`, `!bfjust`, `!BFjoust` ... (not the prefix itself)."""
     head = word.partition("-")[0].lower()
     prefix = prefix.lower()
-    return head != prefix and difflib.SequenceMatcher(None, head, prefix).ratio() >= 0.88
+    if head[:1] != prefix[:1] or head == prefix:  # `!` first, as anyone typing a command
+        return False
+    return difflib.SequenceMatcher(None, head, prefix).ratio() >= 0.88
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,6 @@ INSPIRCD_CONFIG = """\
 <performance>
 <module name="cap">
 <module name="permchannels">
-<module name="ircv3">
 <module name="ircv3_servertime">
 <module name="ircv3_batch">
 <module name="chanhistory">

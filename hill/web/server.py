@@ -253,8 +253,9 @@ def run_web(settings: Settings, ready: Any = None) -> None:
     requests the bot plays; HillError if the hill's database is missing or
     of another schema.  `ready(url)` is called once it listens (default: a
     line on stdout)."""
-    configure_logging(folder=settings.hill.data_dir, name="web", create=False)
+    configure_logging()  # on stderr until the hill is known to be there and readable
     queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
+    configure_logging(folder=settings.hill.data_dir, name="web", create=False)
     try:
         asyncio.run(_serve_until_stopped(queries, settings, ready or _say_ready))
     finally:
