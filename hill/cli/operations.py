@@ -24,10 +24,11 @@ def command_backup(args: argparse.Namespace) -> None:
     backup = back_up(settings, config, Path(args.destination))
     copied = backup.database
     print(backup.describe())
+    snapshot = ", ended in one snapshot" if copied["one_snapshot"] else ""
     print(
         f"database: {copied['pages']} pages in {copied['steps']} steps "
-        f"({copied['restarts']} restarts{', ended in one snapshot' if copied['one_snapshot'] else ''}"
-        f"), {copied['seconds']:.2f} s, longest step {copied['longest_step'] * 1000:.1f} ms"
+        f"({copied['restarts']} restarts{snapshot}), {copied['seconds']:.2f} s, "
+        f"longest step {copied['longest_step'] * 1000:.1f} ms"
     )
 
 

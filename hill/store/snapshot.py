@@ -116,7 +116,7 @@ def moment(database: Path) -> Moment:
     try:
         kinds = sorted(str(kind) for kind in HILL_CHANGES)
         row = connection.execute(
-            f"SELECT id, \"commit\" FROM events WHERE kind IN ({','.join('?' * len(kinds))}) "
+            f'SELECT id, "commit" FROM events WHERE kind IN ({",".join("?" * len(kinds))}) '
             "ORDER BY id DESC LIMIT 1",
             kinds,
         ).fetchone()
