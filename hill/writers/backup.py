@@ -19,11 +19,13 @@ moment behind the database), each with the very sha the original made.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,19 +126,29 @@ def restore(settings: HillSettings, source: Path) -> Backup:
     from hill.writers.hill import Hill  # which imports much
 
     backup, branch = read_backup(source)
-    target = settings.data_dir
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise HillError(f"{target} is not empty: a hill is restored into a new data folder")
-    partial = target.with_name(f".{target.name}.restoring-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir(parents=True)
-    try:
+    with new_data_folder(settings.data_dir, "restored") as partial:
         folder = DataFolder(partial)
         shutil.copyfile(source / DATABASE, folder.database)
         if (source / BUNDLE).is_file():
             copies.from_bundle(source / BUNDLE, folder.repository, branch)
         if (source / CONFIG).is_file():
             shutil.copyfile(source / CONFIG, partial / CONFIG)
+    Hill(dataclasses.replace(settings, git_branch=branch)).close()  # git caught up
+    return backup
+
+
+@contextlib.contextmanager
+def new_data_folder(target: Path, why: str) -> Iterator[Path]:
+    """A data folder made whole under a temporary name beside `target`
+    (missing or empty: HillError otherwise), then renamed to it; removed if
+    its making fails."""
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise HillError(f"{target} is not empty: a hill is {why} into a new data folder")
+    partial = target.with_name(f".{target.name}.{why}-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    try:
+        yield partial
         _sync(partial)
         if target.exists():
             target.rmdir()
@@ -144,8 +156,6 @@ def restore(settings: HillSettings, source: Path) -> Backup:
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    Hill(dataclasses.replace(settings, git_branch=branch)).close()  # git caught up
-    return backup
 
 
 def _remove_partials(destination: Path) -> None:

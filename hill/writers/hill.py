@@ -17,6 +17,7 @@ hill without this writer do.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -322,9 +323,14 @@ def add_event(
     program_id: int | None = None,
     displaced_id: int | None = None,
     contest_id: int | None = None,
+    *,
+    recorded: tuple[int, dt.datetime, str] | None = None,
 ) -> Event:
-    """Store a hill event (the standings after it) in `session`, with its id and time."""
+    """Store a hill event (the standings after it) in `session`, with its id
+    and time (`recorded`: its id, time and commit, as a rebuild reads them)."""
+    given = dict(zip(("id", "time", "commit"), recorded, strict=True)) if recorded else {}
     event = Event(
+        **given,
         kind=kind,
         actor=actor,
         program_id=program_id,
