@@ -22,6 +22,7 @@ from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
 from bot.notices import NoticeDesk
 from bot.runner import Answer, Runner
+from bot.status import StatusFile
 from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.layout import DataFolder
@@ -53,6 +54,8 @@ class HillBot:
         self.backfill = BackfillWorker(hill, self.runner.book)
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
+        # the bot's health and metrics, for the web report's /healthz and /metrics
+        self.status = StatusFile(DataFolder(settings.hill.data_dir).bot_status, self)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
@@ -99,6 +102,7 @@ class HillBot:
         self.ladder.start()
         self.backfill.start()
         self.notices.start()
+        self.status.start()
         await self.client.run()
 
     async def stop(self) -> None:
@@ -109,6 +113,7 @@ class HillBot:
         await self.backfill.close()
         await self.notices.close()
         await self.runner.close()
+        await self.status.close()
 
 
 def all_sent(count: int, on_sent: Callable[[], None]) -> Callable[[], None]:

@@ -5,6 +5,7 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       hill.sqlite3   the truth: programs, jousts, events, requests, the ladder, tournaments
       hill.lock      the writers' lock (hill.writers.lock), across processes
       hill-repo/     the git repository of the hill's history (hill.history)
+      bot-status.json  the running bot's health and metrics, every 5 s (bot.status)
       ircd/          the local IRC server of `make run`, when the bot starts one
 """
 
@@ -17,6 +18,7 @@ DATABASE = "hill.sqlite3"
 LOCK = "hill.lock"
 REPOSITORY = "hill-repo"
 IRCD = "ircd"
+BOT_STATUS = "bot-status.json"
 
 
 @dataclass(frozen=True)
@@ -40,3 +42,7 @@ class DataFolder:
     @property
     def ircd(self) -> Path:
         return self.root / IRCD
+
+    @property
+    def bot_status(self) -> Path:
+        return self.root / BOT_STATUS

@@ -34,6 +34,7 @@ from hill.store.uploads import UploadLinks
 from hill.web import (
     analytics_views,
     contest_views,
+    health,
     history_views,
     ladder_page,
     tournament_views,
@@ -169,6 +170,7 @@ def create_app(
     contest_views.setup(app, queries.db)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
+    health.setup(app, queries.db, hill.data_dir)  # /healthz, /metrics
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app

@@ -73,6 +73,9 @@ PATHS = {
     "test-strategy-json": "/api/test/{token}/strategy",
     "tournament-strategy": "/tournament/{id}/strategy",
     "tournament-strategy-json": "/api/tournament/{id}/strategy",
+    # the operator's: the hill's health (JSON) and its Prometheus metrics (hill/web/health.py)
+    "healthz": "/healthz",
+    "metrics": "/metrics",
 }
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)
