@@ -6,7 +6,7 @@ It says when it was written (a file that stops being rewritten is a bot
 that stopped or whose event loop is stuck), the IRC link (connected,
 registered, the nick), the request runner (running, the storage trouble
 it waits on, git behind the database), and the bot process's own metrics
-(hill.metrics, in Prometheus's text format).  Written to a temporary file
+(hill.writers.metrics, in Prometheus's text format).  Written to a temporary file
 and renamed, so a reader never sees half of it; on a clean stop it says
 the bot stopped.
 """
@@ -26,7 +26,7 @@ from prometheus_client import generate_latest
 
 from bot.client import IrcClient
 from bot.runner import Runner
-from hill.metrics import PROCESS
+from hill.writers.metrics import PROCESS
 
 log = structlog.get_logger(__name__)
 
@@ -62,22 +62,25 @@ class StatusFile:
         while True:
             try:
                 self.write()
-            except OSError as error:  # the disk full: the status goes stale, said once a try
+            except OSError as error:  # the disk full: the status goes stale, said each try
                 log.warning("cannot write the status file", path=str(self.path), error=str(error))
+            except Exception:  # never the bot's end: the status goes stale, which says it
+                log.exception("the status file failed")
             await asyncio.sleep(STATUS_SECONDS)
 
     def status(self, *, stopped: bool = False) -> dict[str, Any]:
         link = self.bot.client.link
         runner = self.bot.runner
+        connected = link.is_connected()
         return {
             "pid": os.getpid(),
             "written": time.time(),
             "started": self.started,
             "stopped": stopped,
             "irc": {
-                "connected": link.is_connected(),
-                "registered": link.registration.registered,
-                "nick": link.nick,
+                "connected": connected,
+                "registered": connected and link.registration.registered,
+                "nick": link.nick if connected else None,
             },
             "writer": {
                 "running": runner.running and not stopped,

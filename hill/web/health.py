@@ -11,9 +11,10 @@ by a middleware, in a registry of this application's own.
 `/healthz` answers JSON, 200 when the hill is healthy, 503 otherwise:
 the writer (a status file rewritten within STALE_SECONDS, its runner
 running, no storage trouble, git not behind), the IRC link (connected and
-registered), the request book (no request open for more than
-OLDEST_OPEN_SECONDS).  A web report served without its bot (`bfjoust web`
-alone) has no writer, and says so with a 503.
+registered), the request book (no request open for more than `[web]
+stuck_request_seconds`: the runner is stuck or far behind).  A web report
+served without its bot (`bfjoust web` alone) has no writer, and says so
+with a 503.
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from hill.store.database import Database
 from hill.web.urls import PATHS
 
 STALE_SECONDS = 30.0  # the bot rewrites its status every 5 s
-OLDEST_OPEN_SECONDS = 300.0  # a request open longer: the runner is stuck or far behind
 ANSWER_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
 CLONE_PATH = "/hill.git/info/refs"  # a clone's or a fetch's first request
 
@@ -51,9 +51,10 @@ class Health:
     """The hill's health and metrics, read from the database `db` and the
     bot's status file `status_path`."""
 
-    def __init__(self, db: Database, status_path: Path) -> None:
+    def __init__(self, db: Database, status_path: Path, stuck_seconds: float) -> None:
         self.db = db
         self.status_path = status_path
+        self.stuck_seconds = stuck_seconds
         self.registry = CollectorRegistry(auto_describe=True)
         self.responses = Counter(
             "bfjoust_web_requests",
@@ -98,8 +99,8 @@ class Health:
         requests = {
             "open": book.open,
             "oldest_open_seconds": None if oldest is None else round(oldest, 1),
-            "limit_seconds": OLDEST_OPEN_SECONDS,
-            "ok": oldest is None or oldest <= OLDEST_OPEN_SECONDS,
+            "limit_seconds": self.stuck_seconds,
+            "ok": oldest is None or oldest <= self.stuck_seconds,
         }
         healthy = writer["ok"] and irc["ok"] and requests["ok"]
         return {"healthy": healthy, "writer": writer, "irc": irc, "requests": requests}
@@ -193,9 +194,9 @@ async def metrics(request: web.Request) -> web.Response:
     return response
 
 
-def setup(app: web.Application, db: Database, data_dir: Path) -> None:
+def setup(app: web.Application, db: Database, data_dir: Path, stuck_seconds: float) -> None:
     """`/healthz` and `/metrics` on `app`, and its answers counted."""
-    health = Health(db, DataFolder(data_dir).bot_status)
+    health = Health(db, DataFolder(data_dir).bot_status, stuck_seconds)
     app[HEALTH] = health
     app.middlewares.insert(0, health.count)
     app.router.add_get(PATHS["healthz"], healthz, name="healthz")

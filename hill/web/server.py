@@ -170,7 +170,7 @@ def create_app(
     contest_views.setup(app, queries.db)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
-    health.setup(app, queries.db, hill.data_dir)  # /healthz, /metrics
+    health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app

@@ -25,8 +25,8 @@ from typing import IO
 
 from sqlalchemy.orm import Session
 
-from hill.metrics import LOCK_WAIT
 from hill.store.database import Database
+from hill.writers.metrics import LOCK_WAIT
 
 # a bulk writer holds the database's write lock about this long at most at
 # once (plus its commit), then lets it go for as long: a player's request

@@ -5,8 +5,8 @@ file (bot.status) and the web report serves it at `/metrics` beside its own
 (hill.web.health), whichever process each runs in.
 
 What is read from the database at each scrape (the request book, the
-jousts) is not here: hill.web.health collects it.  Imports no package of
-the hill.
+jousts) is not here: hill.web.health collects it.  Imports nothing of the
+hill.
 """
 
 from __future__ import annotations
