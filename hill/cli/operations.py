@@ -37,9 +37,11 @@ def command_restore(args: argparse.Namespace) -> None:
 
     source = Path(args.backup)
     read_backup(source)  # a clear refusal before anything else
-    if not getattr(args, "config", None) and (source / CONFIG).is_file():
-        args.config = str(source / CONFIG)  # the configuration it ran with
     settings = settings_of(args).hill
+    if not getattr(args, "config", None) and (source / CONFIG).is_file():
+        # the configuration it ran with, into the folder named here
+        given = argparse.Namespace(config=str(source / CONFIG), data=str(settings.data_dir))
+        settings = settings_of(given).hill
     backup = restore(settings, source)
     print(f"restored {backup.describe()} into {settings.data_dir}")
     if (settings.data_dir / CONFIG).is_file():

@@ -77,7 +77,7 @@ def bundle(git_dir: Path, branch: str, tip: str | None, target: Path, scratch: P
     """Write a bundle of the served refs to `target`, the branch at `tip`
     (None: left out), from a scratch repository `scratch` made for it;
     returns how many refs it holds (0: no bundle written, nothing to hold)."""
-    refs = served_refs(git_dir)
+    refs = served_refs(git_dir) if git_dir.is_dir() else {}  # none: the writer makes it again
     refs.pop(f"refs/heads/{branch}", None)
     if tip is not None:
         refs[f"refs/heads/{branch}"] = tip
