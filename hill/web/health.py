@@ -80,9 +80,8 @@ class Health:
     def report(self) -> dict[str, Any]:
         """`/healthz`'s body: each part with its `ok`, and `healthy`."""
         status = self.bot_status()
-        now = time.time()
-        age = None if status is None else max(0.0, now - status.get("written", 0))
-        alive = status is not None and not status.get("stopped") and age < STALE_SECONDS
+        age = None if status is None else _age(status)
+        alive = _alive(status)
         writer = dict(status.get("writer", {})) if status else {}
         writer.update(
             seen_seconds_ago=None if age is None else round(age, 1),
@@ -109,7 +108,7 @@ class Health:
         """`/metrics`'s body: the web's and the database's, then the bot's own."""
         text = generate_latest(self.registry)
         status = self.bot_status()
-        if status and not status.get("stopped") and _age(status) < STALE_SECONDS:
+        if status is not None and _alive(status):
             text += str(status.get("metrics", "")).encode()
         return text
 
@@ -159,10 +158,10 @@ class _HillCollector(Collector):
             "Jousts played and stored (rate(): jousts a second)",
             value=figures.jousts_stored(db),
         )
-        status = self.health.bot_status()
-        alive = bool(status and not status.get("stopped") and _age(status) < STALE_SECONDS)
-        irc = status.get("irc", {}) if status and alive else {}
-        running = bool(alive and status and status.get("writer", {}).get("running"))
+        status = self.health.bot_status() or {}
+        alive = _alive(status)
+        irc = status.get("irc", {}) if alive else {}
+        running = alive and bool(status.get("writer", {}).get("running"))
         registered = irc.get("registered")
         for name, help, value in (
             ("bfjoust_bot_up", "1 while the bot rewrites its status file", alive),
@@ -173,7 +172,15 @@ class _HillCollector(Collector):
 
 
 def _age(status: dict[str, Any]) -> float:
+    """Seconds since the bot wrote its status."""
     return max(0.0, time.time() - float(status.get("written", 0)))
+
+
+def _alive(status: dict[str, Any] | None) -> bool:
+    """Whether the bot runs: its status written lately, and not on its stop."""
+    if not status:
+        return False
+    return not status.get("stopped") and _age(status) < STALE_SECONDS
 
 
 HEALTH = web.AppKey("health", Health)
