@@ -6,10 +6,10 @@ read-locked only during a step), so a writer is held a moment at most.
 SQLite starts a stepped copy over whenever another connection writes to the
 source between two steps; a busy hill (a tournament commits every tenth of
 a second) could keep a big copy from ever ending, so after `RESTARTS`
-restarts of a database in WAL mode (the hill's, always) the rest is copied
-in one step: in WAL mode that step reads one snapshot of the database and
-blocks no writer (they append to the WAL meanwhile).  A database in another
-journal mode keeps its short steps, with a pause between them.
+restarts it is copied in one step: in WAL mode (the hill's database is
+always in it) that step reads one snapshot of the database and blocks no
+writer (they append to the WAL meanwhile); in another journal mode the
+writers wait for that step.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from hill.rules.events import HILL_CHANGES
 
 STEP_PAGES = 1024  # 4 MB of 4 KB pages: a few milliseconds of reading
 RESTARTS = 3  # stepped restarts before a WAL database is read in one snapshot
-PAUSE = 0.005  # between steps of a database not in WAL mode
+PAUSE = 0.005  # before a step tried again when the database is busy
 
 
 @dataclass(frozen=True)
 class Copied:
     """How a copy went: its pages, the steps taken, the restarts, whether
-    it ended in one snapshot, how long it took, the longest step."""
+    it ended in one step (one snapshot), how long it took, the longest step."""
 
     pages: int
     steps: int
@@ -56,13 +56,12 @@ def copy_database(source: Path, target: Path, *, step_pages: int = STEP_PAGES) -
     reader = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
     copy = sqlite3.connect(target)
     try:
-        wal = reader.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
-        progress = _Progress(wal)
+        progress = _Progress()
         try:
             reader.backup(copy, pages=step_pages, progress=progress.step, sleep=PAUSE)
         except _Restarted:
             reader.backup(copy, pages=-1)  # one snapshot: blocks no writer in WAL mode
-        one_snapshot = wal and progress.restarts > RESTARTS
+        one_snapshot = progress.restarts > RESTARTS
         copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file (WAL again on use)
         checked = copy.execute("PRAGMA quick_check").fetchone()[0]
         if checked != "ok":
@@ -87,10 +86,9 @@ class _Restarted(Exception):
 
 class _Progress:
     """Counts a stepped copy's steps and restarts (the pages left going up),
-    and gives up stepping after RESTARTS restarts of a WAL database."""
+    and gives up stepping after RESTARTS restarts."""
 
-    def __init__(self, wal: bool) -> None:
-        self.wal = wal
+    def __init__(self) -> None:
         self.steps = 0
         self.restarts = 0
         self.left: int | None = None
@@ -103,7 +101,7 @@ class _Progress:
         self.steps += 1
         if self.left is not None and remaining > self.left:
             self.restarts += 1
-            if self.wal and self.restarts > RESTARTS:
+            if self.restarts > RESTARTS:
                 raise _Restarted
         self.left = remaining
         self.last = time.monotonic()
