@@ -9,14 +9,19 @@
 # sets `[web] bind = "0.0.0.0"` so that the published port reaches it.
 
 FROM python:3.11-slim-bookworm AS build
-# a C compiler for the engine; Debian's current security updates, unpinned
+# a C compiler for the engine, and clang, lld and the WASI libc for its
+# WebAssembly build (the Lab's engine.wasm, which the wheel carries);
+# Debian's current security updates, unpinned
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && apt-get install -y --no-install-recommends gcc libc6-dev make \
+        clang lld wasi-libc libclang-rt-14-dev-wasm32 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY pyproject.toml setup.py README.md ./
+COPY pyproject.toml setup.py README.md Makefile ./
+COPY scripts ./scripts
 COPY hill ./hill
+RUN make hill/web/static/lab/engine.wasm
 COPY bot ./bot
 COPY migrations ./migrations
 RUN pip wheel --no-cache-dir --wheel-dir /wheels .

@@ -1,5 +1,6 @@
 # The two commands a newcomer needs: `make run` and `make test`.
-# Both go through `make setup`: a virtualenv in .venv with the C engine built in it.
+# Both go through `make setup`: a virtualenv in .venv with the C engine built in it,
+# and the same engine built to WebAssembly for the Lab (hill/web/static/lab).
 
 PYTHON ?= python3
 VENV := .venv
@@ -10,19 +11,37 @@ DATA ?= var
 
 # Debian packages: the local IRC server of `make run` (InspIRCd), the IRC
 # servers the tests run (ngircd; InspIRCd with Anope services for accounts
-# and SASL) and the browser that loads the web pages.
+# and SASL), the browser that loads the web pages and Node, which runs the
+# Lab's engine in the tests (the benchmarks use them too).  `make setup`
+# needs clang, lld and the WASI libc to build that engine (Debian 12's clang
+# is clang 14: its wasm32 builtins).
+SETUP_PACKAGES := clang lld wasi-libc libclang-rt-14-dev-wasm32
 RUN_PACKAGES := inspircd
-TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver
+TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver nodejs
 
-.PHONY: setup run stop-ircd test lint bench clean system-run system-test
+# The Lab's engine: the engine's core and its thin WebAssembly binding, a
+# reactor module (no entry point, no imports); not committed (.gitignore).
+CLANG ?= clang
+WASM := hill/web/static/lab/engine.wasm
+WASM_SOURCES := hill/engine/wasm.c hill/engine/core/bfjoust.c
+WASM_FLAGS := --target=wasm32-wasi -mexec-model=reactor -O2 -std=c11 -Wall -Wextra \
+	-Wl,-z,stack-size=1048576 -Wl,--strip-all
 
-setup: $(STAMP)
+.PHONY: setup run stop-ircd test lint bench clean system-setup system-run system-test
+
+setup: $(STAMP) $(WASM)
 
 $(STAMP): pyproject.toml setup.py hill/engine/_engine.c hill/engine/core/bfjoust.c hill/engine/core/bfjoust.h
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(WASM): $(WASM_SOURCES) hill/engine/core/bfjoust.h | system-setup
+	$(CLANG) $(WASM_FLAGS) -o $@ $(WASM_SOURCES)
+
+system-setup:
+	@PACKAGES="$(SETUP_PACKAGES)" sh scripts/debian-packages.sh
 
 system-run:
 	@PACKAGES="$(RUN_PACKAGES)" sh scripts/debian-packages.sh
@@ -47,7 +66,7 @@ test: setup system-test
 lint: setup
 	$(BIN)/ruff check .
 
-bench: setup system-run
+bench: setup system-run system-test
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
@@ -61,6 +80,7 @@ bench: setup system-run
 	$(BIN)/python bench/tournament.py
 	$(BIN)/python bench/contest.py
 	$(BIN)/python bench/busy_hill.py
+	$(BIN)/python bench/lab_engine.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info hill/engine/*.so
+	rm -rf $(VENV) build *.egg-info hill/engine/*.so $(WASM)

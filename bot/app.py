@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import os
+import secrets
 import signal
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 import structlog
 
@@ -30,6 +33,8 @@ from hill.logs import configure_logging
 from hill.store.tables import Request
 from hill.writers.hill import Hill
 
+T = TypeVar("T")
+
 log = structlog.get_logger(__name__)
 
 
@@ -46,7 +51,13 @@ class HillBot:
         )
         self.contests = ContestClock(hill, settings, self.runner.book, self.tournaments, self._tell)
         self.commands = Commands(
-            settings, hill, self.runner, self.client.reply, self.tournaments, self.contests
+            settings,
+            hill,
+            self.runner,
+            self.client.reply,
+            self.tournaments,
+            self.contests,
+            self.client.admins,
         )
         self.contests.settled = self.commands.settled
         self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
@@ -56,6 +67,7 @@ class HillBot:
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
         # the bot's health and metrics, for the web report's /healthz and /metrics
         self.status = StatusFile(DataFolder(settings.hill.data_dir).bot_status, self)
+        self.started = False  # every worker started (run() is in the IRC client)
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
@@ -103,6 +115,7 @@ class HillBot:
         self.backfill.start()
         self.notices.start()
         self.status.start()
+        self.started = True
         await self.client.run()
 
     async def stop(self) -> None:
@@ -138,6 +151,7 @@ def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
     configure_logging()
     if local_ircd:
         start_local_ircd(settings)
+        settings = with_admin_secret(settings)
     asyncio.run(_serve(settings))
 
 
@@ -157,12 +171,20 @@ async def _serve(settings: Settings) -> None:
     running: asyncio.Task[None] | None = None
     try:
         if settings.web.enabled:
-            runner = await _start_web(settings, hill)
-            print(f"The web report is at {settings.web.url}", flush=True)
-        running = asyncio.create_task(bot.run())
-        await stop.wait()
+            # a signal while the web report starts stops its start too
+            runner = await _unless_stopped(stop, _start_web(settings, hill))
+            if runner is not None:
+                print(f"The web report is at {settings.web.url}", flush=True)
+        if not stop.is_set():
+            running = asyncio.create_task(bot.run())
+            await stop.wait()
     finally:
         log.info("stopping")
+        if running is not None and not bot.started:
+            # stopped while starting: no worker starts after its threads are gone
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
         await bot.stop()
         if running is not None:
             running.cancel()
@@ -174,6 +196,20 @@ async def _serve(settings: Settings) -> None:
         await loop.shutdown_default_executor()
         hill.close()
         log.info("stopped")
+
+
+async def _unless_stopped(stop: asyncio.Event, work: Coroutine[Any, Any, T]) -> T | None:
+    """The result of `work`, or None when `stop` is set first (`work` is cancelled)."""
+    task = asyncio.create_task(work)
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None
 
 
 async def _start_web(settings: Settings, hill: Hill) -> Any:
@@ -200,6 +236,28 @@ def _stop_on_signal(stop: asyncio.Event, signum: int) -> None:
             signal=signal.Signals(signum).name,
         )
     stop.set()
+
+
+def with_admin_secret(settings: Settings) -> Settings:
+    """`make run`'s server has no accounts: unless [irc] admin_secret says
+    one, the operator's secret is made once, kept in the data folder (read
+    by its owner alone) and told on the terminal (bot/admins.py)."""
+    irc = settings.irc
+    if irc.admin_secret:
+        return settings
+    path = DataFolder(settings.hill.data_dir).admin_secret
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(18) + "\n")
+    secret = path.read_text().strip()
+    print(
+        f"To be the hill's admin: /msg {irc.nick} {irc.command}-admin {secret}\n"
+        f"(the secret is kept in {path}; [irc] admin_secret sets your own).",
+        flush=True,
+    )
+    return dataclasses.replace(settings, irc=dataclasses.replace(irc, admin_secret=secret))
 
 
 def start_local_ircd(settings: Settings) -> None:

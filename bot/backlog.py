@@ -1,8 +1,9 @@
 """What the bot has yet to say, until bot.outbox sends it: messages waiting
 per recipient (the player answered, or a channel for announcements),
 recipients per host (where the player's commands come from: `locate`), in
-two tiers (answers, then refusals), whose turn is next (bot.turns), and
-what gives way when it is full.
+two tiers (answers, then refusals: a refusal's line after every
+ANSWERS_BEFORE_A_REFUSAL answer lines while one waits), whose turn is
+next (bot.turns), and what gives way when it is full.
 
 It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all; refusals make room
@@ -36,6 +37,10 @@ REFUSAL_TTL = 30.0  # seconds a refusal may wait
 HOSTS_REMEMBERED = 4096  # recipients whose host is remembered
 DROPS_LOGGED_EVERY = 10.0  # seconds: messages dropped are logged together
 SHORT_ANSWER = 2  # lines: what is a short answer
+# answers go before refusals, but never more than this many lines in a row
+# while a refusal waits: two players asking a little faster than the pace
+# starved every refusal (a late contest entry, a malformed program) for good
+ANSWERS_BEFORE_A_REFUSAL = 2
 
 
 class Kind(IntEnum):
@@ -88,6 +93,7 @@ class Backlog:
         self._hosts: dict[str, str] = {}  # recipient -> host, as last seen (locate)
         self._dropped: Counter[str] = Counter()  # messages dropped since last logged
         self._dropped_logged = -DROPS_LOGGED_EVERY
+        self._answers_in_a_row = 0  # answer lines sent since the last refusal's
         self.on_add: Callable[[], None] = lambda: None  # once a message is queued
 
     def __len__(self) -> int:
@@ -224,7 +230,8 @@ class Backlog:
         """The message whose turn it is (bot.turns), stale refusals dropped
         on the way; None when nothing waits."""
         now = time.monotonic()
-        for tier in TIERS:
+        refusals_due = self._answers_in_a_row >= ANSWERS_BEFORE_A_REFUSAL
+        for tier in reversed(TIERS) if refusals_due else TIERS:
             waiting = self._waiting[tier]
             while waiting:
                 host, recipient = self.turns.next(waiting)
@@ -262,6 +269,8 @@ class Backlog:
         `jumped`, before it)."""
         line = message.lines.popleft()
         message.started = True
+        refusal = message.kind is Kind.REFUSAL
+        self._answers_in_a_row = 0 if refusal else self._answers_in_a_row + 1
         self._count(message, -1)
         if not message.lines:
             self._remove(message)

@@ -20,6 +20,7 @@ import structlog
 from irc.client import Event, ServerConnection
 
 from bot.accounts import WHOX_TOKEN, AccountLookup, Roster
+from bot.admins import AdminLogins
 from bot.backlog import Kind
 from bot.connection import ServerLink
 from bot.identity import host_of
@@ -54,7 +55,8 @@ class IrcClient:
         self.roster = Roster(self.link.fold, self.link.is_me)
         self.lookup = AccountLookup(self.link.fold, self.outbox.query)
         self.on_message = on_message
-        self.intake = Intake(self.link, self.roster, self.lookup, self._heard)
+        self.admins = AdminLogins(settings.admin_secret, self.link.fold)
+        self.intake = Intake(self.link, self.roster, self.lookup, self.admins, self._heard)
         self.ready = False  # registered and joined: replies may go out
         # the summary channel is joined too: a channel may refuse outsiders' messages
         wanted = (*settings.channels, settings.summary_channel)
@@ -62,6 +64,7 @@ class IrcClient:
         # the roster first: the handlers after it read what it knows
         self.link.add_handlers(self.roster.handlers(self._extended_join))
         self.link.add_handlers(self.lookup.handlers())
+        self.link.add_handlers(self.admins.handlers())
         self.link.add_handlers(self.intake.handlers())
         self.link.add_handlers(self._handlers())
 

@@ -48,6 +48,7 @@ class Sender:
     accounts: bool  # the network has accounts
     userhost: str = ""  # user@host of the connection the message came from
     casemapping: str = DEFAULT_CASEMAPPING
+    signed_in: bool = False  # proved [irc] admin_secret on this connection (bot/admins.py)
 
     def fold(self, text: str) -> str:
         return casefold(text, self.casemapping)
@@ -107,7 +108,14 @@ class Sender:
         return next((known for known in sorted(owners) if self.same(known, owner)), owner)
 
     def is_admin(self, admins: Iterable[str]) -> bool:
-        return bool(self.identity) and any(self.same(self.identity, a) for a in admins)
+        """On a network with accounts: an account of `admins`.  Elsewhere a
+        nick is anyone's to take: the sender proved the operator's secret on
+        this connection (bot/admins.py), and is one of `admins` if any are named."""
+        admins = tuple(admins)
+        if self.accounts:
+            return bool(self.account) and any(self.same(self.account or "", a) for a in admins)
+        listed = not admins or any(self.same(self.nick, a) for a in admins)
+        return self.signed_in and listed
 
 
 def host_of(userhost: str) -> str:

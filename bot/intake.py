@@ -23,6 +23,7 @@ import structlog
 from irc.client import Event, ServerConnection
 
 from bot.accounts import AccountLookup, Roster
+from bot.admins import AdminLogins
 from bot.connection import ServerLink
 from bot.identity import Sender, tag_value
 from bot.registration import Handler
@@ -61,11 +62,13 @@ class Intake:
         link: ServerLink,
         roster: Roster,
         lookup: AccountLookup,
+        admins: AdminLogins,
         on_message: Callable[[Incoming], None],
     ) -> None:
         self.link = link
         self.roster = roster
         self.lookup = lookup
+        self.admins = admins
         self.on_message = on_message
         self.prefix = link.settings.command.lower()
         self.gate = CommandGate(link.settings.commands_per_minute / 60, link.settings.command_burst)
@@ -90,9 +93,11 @@ class Intake:
         channel = None if private else event.target
         registration = self.link.registration
 
+        signed_in = self.admins.holds(nick, userhost)
+
         def sender(account: str | None) -> Sender:
             accounts = registration.has_accounts
-            return Sender(nick, account, accounts, userhost, self.link.casemapping)
+            return Sender(nick, account, accounts, userhost, self.link.casemapping, signed_in)
 
         async def confirm() -> Sender:
             return sender(await self.lookup.account(nick, userhost))

@@ -52,6 +52,7 @@ class IrcSettings:
     sasl_username: str = ""  # SASL PLAIN login when set
     sasl_password: str = ""
     admins: tuple[str, ...] = ()  # accounts (or nicks) allowed admin commands
+    admin_secret: str = ""  # without accounts: what an admin proves (bot/admins.py)
     rate_limit_per_user: int = 3  # submissions per window per user
     rate_limit_global: int = 20  # submissions per window in all
     rate_window_seconds: int = 60

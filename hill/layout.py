@@ -6,7 +6,9 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       hill.lock      the writers' lock (hill.writers.lock), across processes
       hill-repo/     the git repository of the hill's history (hill.history)
       bot-status.json  the running bot's health and metrics, every 5 s (bot.status)
+      hill-repo-diverged.git/  histories set aside (disagreeing with the database), never served
       ircd/          the local IRC server of `make run`, when the bot starts one
+      admin-secret   the admin's secret on `make run`'s server, unless [irc] admin_secret says one
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ LOCK = "hill.lock"
 REPOSITORY = "hill-repo"
 IRCD = "ircd"
 BOT_STATUS = "bot-status.json"
+ADMIN_SECRET = "admin-secret"
 
 
 @dataclass(frozen=True)
@@ -46,3 +49,7 @@ class DataFolder:
     @property
     def bot_status(self) -> Path:
         return self.root / BOT_STATUS
+
+    @property
+    def admin_secret(self) -> Path:
+        return self.root / ADMIN_SECRET

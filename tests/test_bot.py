@@ -7,6 +7,7 @@ import re
 
 from support import ircservers
 from support.botharness import (
+    ADMIN_SECRET,
     CHANNEL,
     NEWS,
     RUSH,
@@ -14,6 +15,7 @@ from support.botharness import (
     bot_settings,
     run,
     running_bot,
+    sign_in,
     wait_until,
 )
 from support.ircclient import IrcTestClient
@@ -191,6 +193,9 @@ def test_admin_commands_are_for_admins_only(ngircd: Ngircd, tmp_path) -> None:
             bob.say(CHANNEL, "!bfjoust-rescore")
             assert await bob.reply(nick) == "!bfjoust-rescore is for the hill's admins"
             assert (await asyncio.to_thread(hill.queries.standings)).size == 2
+            carol.say(CHANNEL, "!bfjoust-remove ann.rush")  # a nick alone is anyone's
+            assert await carol.reply(nick) == "!bfjoust-remove is for the hill's admins"
+            await sign_in(carol, nick)
             carol.say(CHANNEL, "!bfjoust-remove ann.rush")
             assert await carol.reply(nick) == "ann.rush removed; 1 programs left on the hill"
             carol.say(nick, "!bfjoust-rescore")
@@ -363,5 +368,41 @@ def test_bad_commands_get_a_helpful_answer(ngircd: Ngircd, tmp_path) -> None:
             assert (await eve.reply(bot.client.nick)).startswith("unknown command !bfjoust-;")
             assert (await eve.reply(bot.client.nick)).startswith("usage: !bfjoust-rank")
             assert (await asyncio.to_thread(bot.commands.hill.queries.standings)).size == 0
+
+    run(scenario())
+
+
+def test_a_nick_taken_from_the_admin_gets_no_admin_rights(ngircd: Ngircd, tmp_path) -> None:
+    """On a network without accounts (issue 33.2): ROOT_ADMIN, Root_Admin,
+    and whoever takes the admin's nick the moment they change it had the
+    admin's rights.  Now the admin proves the operator's secret in private,
+    for that nick on that connection only."""
+    settings = bot_settings(tmp_path, ngircd.port, admins=("root_admin",))
+    hill = Hill(settings.hill)
+    seed(hill, {"ann.rush": RUSH, "ben.trail": TRAIL})
+    refused = "!bfjoust-remove is for the hill's admins"
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as bot:
+            nick = bot.client.nick
+            for squatter in ("ROOT_ADMIN", "Root_Admin"):  # the admin away: their nick free
+                mallory = await player(squatter, ngircd.port, CHANNEL)
+                mallory.say(CHANNEL, "!bfjoust-remove ann.rush")
+                assert await mallory.reply(nick) == refused
+                mallory.say(nick, "!bfjoust-admin guess")
+                assert await mallory.reply(nick) == "that is not the admin secret"
+                await mallory.close()
+            root = await player("root_admin", ngircd.port, CHANNEL)
+            root.say(CHANNEL, f"!bfjoust-admin {ADMIN_SECRET}")  # said where all can read it
+            assert "never say the admin secret in a channel" in await root.reply(nick)
+            await sign_in(root, nick)
+            root.send("NICK root_away")  # the admin changes nick: the login goes
+            await root.expect(lambda m: m.command == "NICK")
+            mallory = await player("root_admin", ngircd.port, CHANNEL)
+            mallory.say(CHANNEL, "!bfjoust-remove ann.rush")
+            assert await mallory.reply(nick) == refused
+            root.say(CHANNEL, "!bfjoust-remove ann.rush")  # and root_away is not listed
+            assert await root.reply(nick) == refused
+            assert (await asyncio.to_thread(hill.queries.standings)).size == 2
 
     run(scenario())

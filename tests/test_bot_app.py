@@ -41,8 +41,15 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
         assert first.startswith(f"A local IRC server is running on 127.0.0.1 port {port}")
         instructions = first + process.stdout.readline() + process.stdout.readline()
         assert "join #local and try: !bfjoust mywarrior" in instructions
+        said = []
         while not (line := process.stdout.readline()).startswith("The web report is at"):
             assert line, "the bot ended before serving the web report"
+            said.append(line)
+        # the operator is told how to be the hill's admin (the server has no accounts)
+        (admin_line,) = [s for s in said if s.startswith("To be the hill's admin: /msg localbot")]
+        secret = admin_line.split()[-1]
+        assert secret == (tmp_path / "hill" / "admin-secret").read_text().strip()
+        assert (tmp_path / "hill" / "admin-secret").stat().st_mode & 0o077 == 0
         assert line.strip() == f"The web report is at http://127.0.0.1:{web_port}/"
 
         async def play() -> None:
@@ -63,6 +70,8 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
             with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/api/standings") as page:
                 standings = json.load(page)
             assert standings["progs"] == ["player.rush"]
+            player.say("localbot", f"!bfjoust-admin {secret}")
+            assert (await player.reply("localbot")).startswith("you are the hill's admin")
 
         try:
             run(play())

@@ -28,7 +28,16 @@ from pathlib import Path
 import aiohttp
 import pytest
 from support import ircservers
-from support.botharness import CHANNEL, RUSH, news, player, run, wait_until
+from support.botharness import (
+    ADMIN_SECRET,
+    CHANNEL,
+    RUSH,
+    news,
+    player,
+    run,
+    sign_in,
+    wait_until,
+)
 from support.botprocess import BotProcess, hill_busy, nick_free
 from support.ircclient import IrcTestClient, Line
 from support.ladderhill import reference
@@ -120,7 +129,11 @@ def bot_process(folder: Path, port: int, web_port: int | None = None) -> Iterato
     if web_port is not None:
         web = f'enabled = true\nport = {web_port}\npublic_url = "http://127.0.0.1:{web_port}/"\n'
     process = BotProcess(
-        folder, port, f"judge{next(_numbers)}", irc='admins = ["carol"]\n', web=web
+        folder,
+        port,
+        f"judge{next(_numbers)}",
+        irc=f'admins = ["carol"]\nadmin_secret = "{ADMIN_SECRET}"\n',
+        web=web,
     )
     try:
         yield process
@@ -148,6 +161,7 @@ def test_a_contest_from_its_announcement_to_its_winner(folder: Path, ngircd: Ngi
         # announced by an admin, bad input refused
         dave.say(CHANNEL, "!bfjoust-contest create spring +30s")
         assert await dave.reply(nick) == "creating a contest is for the hill's admins"
+        await sign_in(carol, nick)
         carol.say(CHANNEL, "!bfjoust-contest create spring 2020-01-01T00:00Z")
         assert "is in the past" in await carol.reply(nick)
         carol.say(CHANNEL, "!bfjoust-contest create spring soon")
@@ -290,6 +304,7 @@ def test_a_bot_killed_across_the_deadline_and_mid_tournament(folder: Path, ngirc
         assert made.returncode == 0, made.stderr
         closes = json.loads(bfjoust("contest", "show", "winter", "--json", "--config", bot.config)
                             .stdout)["closes"]  # fmt: skip
+        await sign_in(carol, nick)
         carol.say(CHANNEL, "!bfjoust-contest create soon +1h0m4s")  # the hour's reminder is due
         carol.say(CHANNEL, "!bfjoust-contest create later +1d0h0m4s")  # in 4 s, and the day's
         await news(alice, nick, "Contest winter is open")

@@ -48,10 +48,15 @@ def test_shares_follow_the_account_else_the_host() -> None:
 
 
 def test_admins_and_same_fold_case() -> None:
-    assert Sender("Carol", None, False).is_admin(["carol"])
-    assert Sender("[op]", None, False).is_admin(["{OP}"])
+    # without accounts a nick is anyone's: the operator's secret proved on this connection
+    assert not Sender("Carol", None, False).is_admin(["carol"])
+    assert Sender("Carol", None, False, signed_in=True).is_admin(["carol"])
+    assert Sender("[op]", None, False, signed_in=True).is_admin(["{OP}"])
+    assert not Sender("mallory", None, False, signed_in=True).is_admin(["carol"])
+    assert Sender("anyone", None, False, signed_in=True).is_admin([])  # the secret alone
     assert not Sender("carol", None, True).is_admin(["carol"])  # not logged in
     assert Sender("x", "Carol", True).is_admin(["CAROL"])
+    assert not Sender("carol", None, True, signed_in=True).is_admin(["carol"])
 
 
 def _roster() -> Roster:

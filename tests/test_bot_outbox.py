@@ -41,13 +41,29 @@ def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
     assert _drain(outbox) == [
         "flooder answer 0",
         "prober answer",  # after one line of the flooder's, not after all
+        "flooder refusal 0",  # two answer lines, then a refusal's: none starves
         "flooder answer 1",
         "flooder answer 2",
-        "flooder refusal 0",
         "flooder refusal 1",
         "flooder refusal 2",
     ]
     assert len(outbox) == 0
+
+
+def test_a_refusal_is_not_starved_by_answers_that_keep_coming() -> None:
+    """Two players asking -rank a little faster than the pace starved every
+    refusal of a third (a late contest entry, a malformed program) until it
+    was dropped after 30 s (issue 33.1): now it goes after two answer lines."""
+    outbox = _outbox()
+    outbox.backlog.add(Kind.REFUSAL, "carol", ["carol: contest spring closed"])
+    sent = []
+    for turn in range(6):  # alice and bob always have an answer waiting
+        for who in ("alice", "bob"):
+            outbox.backlog.add(Kind.ANSWER, who, [f"{who} rank {turn}"])
+        taken = outbox.take()
+        assert taken is not None
+        sent.append(taken[0])
+    assert "carol: contest spring closed" in sent[:3], sent
 
 
 def test_queries_go_first_in_the_turn_of_whom_they_are_about() -> None:

@@ -139,3 +139,17 @@ def test_servers_say_why_they_cannot_start(tmp_path: Path) -> None:
         assert bot.returncode == 1
         assert bot.stderr.splitlines()[-1].startswith("bfjoust bot: ")
         assert "Traceback" not in bot.stderr
+
+
+def test_an_option_given_only_dashes_is_refused_in_a_line(tmp_path: Path) -> None:
+    """`--owner=--` (argparse reads '--' as the end of the options) was a
+    TypeError traceback; a contest time past year 9999 in UTC an OverflowError."""
+    program = write(tmp_path, "p.bf", "(>)*9([-]>)*21")
+    done = bfjoust("contest", "enter", "--data", tmp_path, "zz2", program, "--owner=--")
+    assert done.returncode == 2
+    assert "--owner got no value" in done.stderr and "Traceback" not in done.stderr
+    done = bfjoust(
+        "contest", "create", "--data", tmp_path, "zz2", "--closes", "9999-12-31T23:59:59-14:00"
+    )
+    assert done.returncode == 1
+    assert "is too far off" in done.stderr and "Traceback" not in done.stderr

@@ -69,6 +69,10 @@ def test_closing_times(text: str, closes: dt.datetime) -> None:
         ("tomorrow", "malformed closing time 'tomorrow'"),
         ("+", "malformed closing time"),
         ("2026-13-01T00:00Z", "malformed closing time"),
+        # beyond year 9999 once in UTC (was an OverflowError: "something went wrong")
+        ("9999-12-31T23:59:59-14:00", "is too far off"),
+        ("0001-01-01T00:00+14:00", "is in the past"),
+        ("+9999d", "is too far off"),
     ],
 )
 def test_bad_closing_times_are_refused_clearly(text: str, says: str) -> None:

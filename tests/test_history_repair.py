@@ -56,7 +56,41 @@ def change_database(data: Path, *statements: tuple[str, tuple[object, ...]]) -> 
 
 
 def diverged(data: Path) -> list[str]:
-    return git(data, "for-each-ref", "--format=%(refname)", "refs/hill/").split()
+    """The refs of the histories set aside (kept beside the served repository)."""
+    assert git(data, "for-each-ref", "refs/hill/") == "", "never in the served repository"
+    aside = data / "hill-repo-diverged.git"
+    if not aside.exists():
+        return []
+    return aside_git(data, "for-each-ref", "--format=%(refname)", "refs/hill/").split()
+
+
+def aside_git(data: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(data / "hill-repo-diverged.git"), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+
+
+def served(data: Path, sha: str) -> bool:
+    """Whether a fetch of `sha` by id from the served repository gets it
+    (git protocol v2 serves any object the repository holds)."""
+    fetch = subprocess.run(
+        ["git", "-c", "protocol.version=2", "fetch", "--quiet",
+         (data / "hill-repo").as_uri(), sha],
+        cwd=make_clone_target(data),
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    return fetch.returncode == 0
+
+
+def make_clone_target(data: Path) -> Path:
+    target = data.parent / "fetcher"
+    if not target.exists():
+        subprocess.run(["git", "init", "--quiet", str(target)], check=True)
+    return target
 
 
 @pytest.fixture
@@ -142,7 +176,7 @@ def test_a_duplicated_history_is_set_aside_and_the_first_copy_kept(
         open_hill(data).close()
     assert shas(data) == first and noted(data) == first
     (ref,) = diverged(data)
-    assert git(data, "rev-parse", ref).strip() == copies[-1]  # nothing lost
+    assert aside_git(data, "rev-parse", ref).strip() == copies[-1]  # nothing lost
     assert "disagrees with its database" in caplog.text and ref in caplog.text
 
 
@@ -168,7 +202,7 @@ def test_a_history_ahead_of_its_database_is_kept_and_reported(
         hill = open_hill(data)
     assert shas(data) == ahead[:3]
     (ref,) = diverged(data)
-    assert git(data, "rev-parse", ref).strip() == ahead[-1]
+    assert aside_git(data, "rev-parse", ref).strip() == ahead[-1]
     assert "disagrees with its database" in caplog.text
     hill.challenge("carol", "trail", TRAIL)
     hill.close()
@@ -185,8 +219,13 @@ def test_a_commit_made_by_hand_is_set_aside(data: Path, caplog: pytest.LogCaptur
         open_hill(data).close()
     assert shas(data) == before and not (data / "hill-repo" / "notes.txt").exists()
     (ref,) = diverged(data)
-    assert git(data, "rev-parse", ref).strip() == mine
+    assert aside_git(data, "rev-parse", ref).strip() == mine
     assert f"commit {mine} records no event" in caplog.text
+    # kept, but not in the served repository: no fetch by id brings it (issue 33.7)
+    assert served(data, before[-1]) and not served(data, mine)
+    blob = aside_git(data, "rev-parse", f"{mine}:notes.txt").strip()
+    missing = subprocess.run(["git", "cat-file", "-e", blob], cwd=data / "hill-repo")
+    assert missing.returncode != 0
 
 
 def test_the_repository_is_never_one_found_in_a_parent_folder(tmp_path: Path) -> None:

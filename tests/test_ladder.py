@@ -318,3 +318,17 @@ def test_rounds_are_a_quarter_of_the_pool_unless_a_run_would_take_over_100() -> 
     assert ladder.round_size(98, 950) == 24  # 98 programs at 20%: 40 rounds of 24
     assert ladder.round_size(1000, 49_950) == 500  # 1000 at 10%: 100 rounds, not 200
     assert ladder.round_size(1000, 24_975) == 250
+
+
+def test_score_intervals_stay_within_what_a_score_can_be() -> None:
+    """A poorly known program near 0 printed `-0.00 (-0.00 -3308123146576.84)`
+    on a dense archive (issue 33.8): the solver's -1e-16 times a spread of
+    e^50.  Scores are 0..1000 (they add up to 1000), and so are their bounds."""
+    from hill.ladder.estimate import bounded_interval
+
+    score = np.array([-1e-13, 1e-9, 2.5, 500.0])
+    spread = np.exp(np.array([50.0, 50.0, 0.5, 50.0]))
+    low, high = bounded_interval(score, spread)
+    assert np.all(low >= 0) and np.all(high <= 1000) and np.all(low <= high)
+    assert low[0] == high[0] == 0.0
+    assert low[2] < 2.5 < high[2] and high[3] == 1000.0

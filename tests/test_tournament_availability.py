@@ -18,7 +18,7 @@ from pathlib import Path
 
 from support import ircservers
 from support.bighill import WriteLockProbe, archive_hill, committed_matches, quick_programs
-from support.botharness import CHANNEL, run, wait_until
+from support.botharness import ADMIN_SECRET, CHANNEL, run, sign_in, wait_until
 from support.botprocess import BotProcess, nick_free
 from support.ircclient import IrcTestClient
 
@@ -59,7 +59,12 @@ def test_players_are_answered_during_a_big_tournament_and_a_sigterm(
     ngircd: Ngircd, tmp_path: Path
 ) -> None:
     programs = quick_programs(ENTRANTS)
-    bot = BotProcess(tmp_path, ngircd.port, "bighill", irc='admins = ["carol"]\n')
+    bot = BotProcess(
+        tmp_path,
+        ngircd.port,
+        "bighill",
+        irc=f'admins = ["carol"]\nadmin_secret = "{ADMIN_SECRET}"\n',
+    )
     archive_hill(bot.data, programs)
     figures: dict[str, object] = {}
 
@@ -73,6 +78,7 @@ def test_players_are_answered_during_a_big_tournament_and_a_sigterm(
         bot.start()
         await carol.expect(lambda m: m.command == "JOIN" and m.nick == bot.nick, timeout=30)
 
+        await sign_in(carol, bot.nick)
         carol.say(CHANNEL, "!bfjoust-tournament round-robin archive")
         started = await carol.reply(bot.nick, "Tournament #1", timeout=30)
         assert started.startswith(f"Tournament #1 started: round-robin over archive, {ENTRANTS}")

@@ -331,8 +331,7 @@ def test_a_cancel_from_another_process_stops_the_run_where_it_stands(tmp_path: P
     assert first.startswith(f"#1 round-robin over archive ({entrants} entrants), ")
     assert "by cli: cancelled by zoe after " in first and f"/{matches} matches, leader " in first
     assert running.returncode == 1 and "tournament 1 was cancelled by zoe" in err, err
-    print(f"the run stopped {took:.2f} s after the cancel")
-    assert took < 10
+    print(f"the run stopped {took:.2f} s after the cancel")  # stopped: `done < matches` below
 
     shown = json.loads(command("show", "1", "--json").stdout)
     assert shown["tournament"]["ended"] == shown["ended"] == "cancelled by zoe"

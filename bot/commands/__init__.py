@@ -26,6 +26,7 @@ from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_
 # each module registers its commands, in the order -help lists them
 from bot.commands import submit, upload, withdraw, rank, ladder, report  # noqa: F401
 from bot.commands import log, tournament, contest, enter, help, remove, rescore  # noqa: F401
+from bot.commands import admin  # noqa: F401
 # isort: on
 
 logger = structlog.get_logger(__name__)

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from bot.admins import AdminLogins
 from bot.client import Incoming
 from bot.fetch import fetch_program, is_url
 from bot.identity import Sender
@@ -106,6 +107,7 @@ class Context:
         reply: Reply,
         tournaments: TournamentHost,
         contests: ContestClock,
+        admin_logins: AdminLogins,
     ) -> None:
         self.settings = settings
         self.irc = settings.irc
@@ -114,6 +116,7 @@ class Context:
         self.reply = reply
         self.tournaments = tournaments
         self.contests = contests  # closes contests and tells the channels
+        self.admin_logins = admin_logins  # without accounts: who proved the admin secret
         self.urls = Urls(site=settings.web.url)  # the web report's links
         self.uploads = UploadLinks(hill.db)
         self.statistics = StatisticsByState(hill.queries)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import signal
 import sys
 from collections.abc import Sequence
@@ -90,7 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    # Python 3.11's argparse reads the '--' of `--owner=--` as the end of the
+    # options and leaves the option an empty list: say so instead of failing later
+    for word in words:
+        if re.fullmatch(r"--[A-Za-z][\w-]*=--", word):
+            parser.error(f"{word.removesuffix('=--')} got no value ('--' ends the options)")
+    args = parser.parse_args(words)
     given = [flag for flag in SHARED_OPTIONS if hasattr(args, flag.lstrip("-"))]
     if given and not args.takes_shared_options:
         parser.error(f"{args.command} takes no {' or '.join(given)}")

@@ -95,7 +95,8 @@ class HistoryRecorder:
         database notes those it did not get to note, and the changes after
         them are committed.  Commits that disagree with the database (one
         made by hand, a database put back from an older backup) are an
-        error, said loudly: they are kept under refs/hill/diverged-..., and
+        error, said loudly: they are kept under refs/hill/diverged-... of the
+        repository beside (HillRepository.diverged, never served), and
         the branch goes back to the last commit that agrees."""
         changes = self.queries.changes()
         history = self.repository.history()

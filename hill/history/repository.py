@@ -147,18 +147,37 @@ class HillRepository:
         found = TRAILER.findall(self._git("log", "-1", "--format=%B"))
         return int(found[-1]) if found else None
 
+    @property
+    def diverged(self) -> Path:
+        """The bare repository beside this one where a history set aside is
+        kept: never in the served one, whose every object git protocol v2
+        hands out by id, listed or not."""
+        return self.path.with_name(f"{self.path.name}-diverged.git")
+
     def keep_and_reset(self, keep: str, to: str | None) -> str:
-        """Keep the history up to `keep` under a ref of its own, then move
-        the branch back to `to` (None: before the first commit), its files
-        with it; returns the ref."""
+        """Keep the history up to `keep` under a ref of the diverged
+        repository, then move the branch back to `to` (None: before the
+        first commit), its files with it, and drop the history set aside from
+        this repository; returns the ref."""
         ref = f"{DIVERGED}{dt.datetime.now(dt.UTC):%Y%m%dT%H%M%S%fZ}"
-        self._git("update-ref", ref, keep)
+        if not (self.diverged / "HEAD").is_file():
+            with _stops_held():  # (not through _git, whose GIT_DIR is this repository's)
+                git.Git().execute(
+                    ["git", "init", "--quiet", "--bare", str(self.diverged)],
+                    start_new_session=True,
+                )
+        self._git("push", "--quiet", str(self.diverged), f"{keep}:{ref}")
         if to is None:
             self._git("update-ref", "-d", f"refs/heads/{self.branch}")
             self._git("read-tree", "--empty")
         else:
             self._git("reset", "--hard", "--quiet", to)
         self._git("clean", "-d", "--force", "--quiet")
+        # the commits set aside are now unreachable here (their reflog entries
+        # expired): pruned and left out of the pack, so no fetch can name them
+        self._git("reflog", "expire", "--expire=now", "--expire-unreachable=now", "--all")
+        self._git("prune", "--expire=now")
+        self._git(*REPACK)
         return ref
 
     def files(self) -> set[str]:

@@ -260,7 +260,8 @@ def estimate_markov(
     first, second, wins = played
     filled = Filled(left, right, tie_roots(n, first, second, ties), first, second, wins)
     solution = filled.markov(slopes=True)
-    score = 1000 * solution.p
+    # a stationary distribution is never negative: -1e-16 is the solver's rounding
+    score = 1000 * np.clip(solution.p, 0.0, None)
     low, high = _interval(score, solution, ratings)
     return Estimate(score, low, high, filled, solution)
 
@@ -280,4 +281,12 @@ def _interval(
     lost = np.maximum(solution.lost, 1e-12)
     slope = solution.slopes[:, 0] / inflow + solution.slopes[:, 1] / lost
     spread = np.exp(np.minimum(1.959964 * ratings.stderr * slope, 50.0))
-    return score / spread, score * spread
+    return bounded_interval(score, spread)
+
+
+def bounded_interval(score: np.ndarray, spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """score / spread .. score * spread, within what a markov score can be
+    (0 to 1000: the scores add up to 1000).  A program whose rating is known
+    poorly, with a score near 0, printed `-0.00 (-0.00 -3308123146576.84)`."""
+    score = np.clip(score, 0.0, 1000.0)
+    return score / spread, np.minimum(score * spread, 1000.0)

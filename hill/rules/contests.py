@@ -75,26 +75,41 @@ def check_title(title: str, name: str) -> str:
     return title or name
 
 
-def parse_closing(text: str, now: dt.datetime) -> dt.datetime:
-    """The closing time `text` gives (naive UTC, to the second): an ISO 8601
-    time (UTC unless it says its offset), or `+1d2h30m10s` from `now`;
-    HillError when it is malformed or not in the future."""
+# the longest a contest stays open: beyond it a deadline is surely a typo
+LONGEST_OPEN = dt.timedelta(days=3660)
+
+
+def _closing(text: str, now: dt.datetime) -> dt.datetime:
     relative = RELATIVE.fullmatch(text.strip())
     if relative and any(relative.groups()):
         days, hours, minutes, seconds = (int(part or 0) for part in relative.groups())
         delta = dt.timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
-        closes = now.replace(microsecond=0) + delta
-    else:
+        return now.replace(microsecond=0) + delta
+    try:
+        parsed = dt.datetime.fromisoformat(text.strip().replace("z", "Z"))
+    except ValueError:
+        raise HillError(
+            f"malformed closing time {text[:40]!r}: give a UTC time such as "
+            f"2026-12-01T18:00Z, or a delay such as +2h30m"
+        ) from None
+    if parsed.tzinfo is not None:
         try:
-            parsed = dt.datetime.fromisoformat(text.strip().replace("z", "Z"))
-        except ValueError:
-            raise HillError(
-                f"malformed closing time {text[:40]!r}: give a UTC time such as "
-                f"2026-12-01T18:00Z, or a delay such as +2h30m"
-            ) from None
-        if parsed.tzinfo is not None:
             parsed = parsed.astimezone(dt.UTC).replace(tzinfo=None)
-        closes = parsed.replace(microsecond=0)
+        except OverflowError:  # before year 1 or after 9999 once in UTC
+            return dt.datetime.max if parsed.year > 1 else dt.datetime.min
+    return parsed.replace(microsecond=0)
+
+
+def parse_closing(text: str, now: dt.datetime) -> dt.datetime:
+    """The closing time `text` gives (naive UTC, to the second): an ISO 8601
+    time (UTC unless it says its offset), or `+1d2h30m10s` from `now`;
+    HillError when it is malformed or not in the future."""
+    closes = _closing(text, now)
+    if closes - now > LONGEST_OPEN:
+        raise HillError(
+            f"the closing time {text.strip()[:40]!r} is too far off: a contest closes "
+            f"within {LONGEST_OPEN.days} days"
+        )
     if closes <= now:
         raise HillError(
             f"the closing time {iso_utc(closes)} is in the past (it is {iso_utc(now)}): "

@@ -60,8 +60,8 @@ QUEUE = 200  # requests waiting for one, at most
 QUEUE_SECONDS = 60.0  # how long one waits, at most
 NICE = ("nice", "-n", "10")  # a clone never slows the bot's own work
 CHUNK = 1 << 16
-# the writer's own refs (refs/hill/diverged-*: a history it set aside) are
-# not the public history: git lists and serves none of them
+# refs/hill/ is the writer's (a history it sets aside goes to the repository
+# beside, hill-repo-diverged.git): should one appear here, git lists none
 HIDDEN_REFS = {
     "GIT_CONFIG_COUNT": "1",
     "GIT_CONFIG_KEY_0": "uploadpack.hideRefs",

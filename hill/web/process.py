@@ -68,13 +68,20 @@ class WebChild:
             start_new_session=True,
         )
         assert process.stdin and process.stdout
-        process.stdin.write(pickle.dumps(self.settings))
-        await process.stdin.drain()  # (kept open: its end is the child's signal to stop)
         try:
+            process.stdin.write(pickle.dumps(self.settings))
+            await process.stdin.drain()  # (kept open: its end is the child's signal to stop)
             async with asyncio.timeout(START_SECONDS):
                 said = (await process.stdout.readline()).decode(errors="replace").strip()
         except TimeoutError:
             said = f"{FAILED} it did not start within {START_SECONDS:g} s"
+        except asyncio.CancelledError:
+            # the bot stops while the child starts: it serves nobody yet and
+            # holds nothing of the hill's (it only reads), so it ends at once
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+            raise
         if said != READY:
             await _end(process)
             reason = said.removeprefix(FAILED).strip() or f"it ended ({process.returncode})"

@@ -25,6 +25,16 @@ TRAIL = ">(+)*10>(-)*10(>)*6([+]>)*21"
 DEFENDER = "(+)*30<(-)*30>([-]+)*10000"
 
 
+# the operator's secret that makes an admin on a network without accounts (bot/admins.py)
+ADMIN_SECRET = "the-tests-operator-secret"
+
+
+async def sign_in(client: Any, bot_nick: str) -> None:
+    """`client` proves the admin secret to the bot, in private."""
+    client.say(bot_nick, f"!bfjoust-admin {ADMIN_SECRET}")
+    assert (await client.reply(bot_nick)).startswith("you are the hill's admin")
+
+
 def bot_settings(
     data_dir: Path, port: int, ladder: LadderSettings | None = None, **irc: Any
 ) -> Settings:
@@ -36,6 +46,7 @@ def bot_settings(
         "channels": (CHANNEL,),
         "messages_per_second": 20.0,
         "burst": 20,
+        "admin_secret": ADMIN_SECRET,
         **irc,
     }
     return Settings(

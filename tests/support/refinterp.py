@@ -88,6 +88,8 @@ class Repeat:
     b: list[object] | None  # None: a plain (P)*N, P = a
     c: list[object]
     count: int
+    at: int = 0  # where its `(` is, and its `}` (-1: none), as character indices
+    brace_at: int = -1
 
 
 def _parse_sequence(tokens: list[Token], i: int, depth: int) -> tuple[list[object], int]:
@@ -100,6 +102,7 @@ def _parse_sequence(tokens: list[Token], i: int, depth: int) -> tuple[list[objec
             if depth >= 4096:
                 raise RefParseError("( nested too deep")
             repeat, i = _parse_repeat(tokens, i + 1, depth + 1)
+            repeat.at = t.at
             items.append(repeat)
             continue
         items.append((t.kind, t.at))  # an instruction and where it is
@@ -119,12 +122,13 @@ def _parse_repeat(tokens: list[Token], i: int, depth: int) -> tuple[Repeat, int]
     if i >= len(tokens) or tokens[i].kind != "}":
         kind = tokens[i].kind if i < len(tokens) else "end"
         raise RefParseError("{ without }" if kind in (")", "end") else "second { (or crossing)")
+    brace_at = tokens[i].at
     c, i = _parse_sequence(tokens, i + 1, depth)
     if i >= len(tokens):
         raise RefParseError("unmatched (")
     if tokens[i].kind != ")":
         raise RefParseError("second { on one level" if tokens[i].kind == "{" else "stray }")
-    return Repeat(a, b, c, tokens[i].count), i + 1
+    return Repeat(a, b, c, tokens[i].count, brace_at=brace_at), i + 1
 
 
 def _check_loop_balance(tokens: list[Token]) -> None:
@@ -170,6 +174,37 @@ def _expand(items: list[object], out: list[tuple[str, int]]) -> None:
 def _guard(out: list[tuple[str, int]]) -> None:
     if len(out) > EXPANSION_LIMIT:
         raise TooLarge("expansion too long for the reference interpreter")
+
+
+def repeat_counters(text: str) -> list[tuple[tuple[int, int], ...]]:
+    """The repeat counters live at each instruction of the written-out program
+    (and, last, past its end: none), outermost first, each as (byte offset of
+    the repeat's mark, value), as the Lab's debugger shows them: in `(P)*N`
+    and in the A of `(A{B}C)%N` the `(` with the copies left (N down to 1),
+    in its C the `}` with the copy's number (1 up to N), in its B none."""
+    tokens = tokenize(text)
+    items, _ = _parse_sequence(tokens, 0, 0)
+    byte_at = list(itertools.accumulate((len(c.encode()) for c in text), initial=0))
+    out: list[tuple[tuple[int, int], ...]] = []
+
+    def walk(items: list[object], live: tuple[tuple[int, int], ...]) -> None:
+        for item in items:
+            if isinstance(item, tuple):
+                out.append(live)
+                continue
+            assert isinstance(item, Repeat)
+            for copy in range(item.count):
+                walk(item.a, (*live, (byte_at[item.at], item.count - copy)))
+                if len(out) > EXPANSION_LIMIT:
+                    raise TooLarge("expansion too long for the reference interpreter")
+            if item.b is not None:
+                walk(item.b, live)
+                for copy in range(item.count):
+                    walk(item.c, (*live, (byte_at[item.brace_at], copy + 1)))
+
+    walk(items, ())
+    out.append(())
+    return out
 
 
 @dataclass(frozen=True)
@@ -250,7 +285,7 @@ def _battle(
     kettle: bool,
     max_cycles: int,
     states: list[tuple[int, int, bytes]] | None,
-    executed: list[tuple[int, int]] | None,
+    executed: list[tuple[int, int]] | None,  # each cycle's instruction indices
     stats: Stats | None = None,
 ) -> int:
     programs = (left, right)
@@ -264,8 +299,8 @@ def _battle(
     for _cycle in range(max_cycles):
         start = list(tape)  # [ and ] test the tape as it was at the start
         fell = [False, False]
-        if executed is not None:  # where each side's instruction of this cycle is
-            executed.append((_source_at(left, ip[0]), _source_at(right, ip[1])))
+        if executed is not None:  # which instruction each side runs this cycle
+            executed.append((ip[0], ip[1]))
         for side in (0, 1):
             program, k = programs[side], ip[side]
             if k >= len(program.ops):
@@ -304,6 +339,15 @@ def _battle(
     if stats is not None:
         stats.tape_end = [v - 256 if v >= 128 else v for v in tape]
     return outcome
+
+
+def battle_instructions(
+    left: RefProgram, right: RefProgram, length: int, kettle: bool, max_cycles: int = 100_000
+) -> tuple[int, list[tuple[int, int]]]:
+    """The outcome and, for each cycle, the index (in the written-out program)
+    of the instruction each side runs in it (past the end: len(ops))."""
+    executed: list[tuple[int, int]] = []
+    return _battle(left, right, length, kettle, max_cycles, None, executed), executed
 
 
 def _source_at(program: RefProgram, k: int) -> int:
@@ -354,7 +398,9 @@ class ReferenceEngine:
         outcome = _battle(left, right, tape_length, kettle, max_cycles, states, executed)
         first = (0, tape_length - 1, bytes([128] + [0] * (tape_length - 2) + [128]))
         left_pointers, right_pointers, tapes = zip(first, *states, strict=True)
-        sources = np.array(executed, dtype=np.int32).reshape(len(executed), 2)
+        sources = np.array(
+            [(_source_at(left, a), _source_at(right, b)) for a, b in executed], dtype=np.int32
+        ).reshape(len(executed), 2)
         return engine.Trace(
             tape_length=tape_length,
             polarity=polarity,
