@@ -105,7 +105,12 @@ def rebuild(
         reader = HistoryReader(folder.repository / ".git", settings.git_branch)
         total = len(reader.shas())
         if total == 0:
-            raise HillError(f"{source} holds no history of a hill (branch {settings.git_branch})")
+            found = copies.git(folder.repository / ".git", "branch", "--format=%(refname:short)")
+            others = ", ".join(found.split()) or "none"
+            raise HillError(
+                f"{source} has no branch {settings.git_branch} with a hill's history (its "
+                f"branches: {others}); [hill] git_branch names the hill's branch"
+            )
         db = Database(folder.database)
         try:
             db.upgrade()
