@@ -15,6 +15,7 @@ from support.hillcli import bfjoust, commits, history, report
 from support.webhill import WebProcess, git
 
 from hill.engine.varied import varied_pool
+from hill.layout import DataFolder
 
 
 def build(folder: Path, config: Path) -> None:
@@ -94,3 +95,22 @@ def test_a_hill_rebuilt_from_a_clone_of_its_history(tmp_path: Path) -> None:
     (mine,) = [n for n in report_names(rebuilt) if n.startswith("dee.")]
     bfjoust("hill", "--data", rebuilt, "withdraw", mine.partition(".")[2], "--owner", "dee")
     assert commits(rebuilt)[:-1] == branch
+
+
+def test_the_ranking_method_is_read_from_the_history(tmp_path: Path) -> None:
+    """A hill ranked by `trad` (its configuration), rebuilt with the default
+    configuration (`markov`): each commit's report.txt shows its scores, so
+    the rebuild ranks as the hill did."""
+    config = tmp_path / "trad.toml"
+    config.write_text('[hill]\nranking = "trad"\n')
+    data = tmp_path / "var"
+    bfjoust("hill", "--config", config, "--data", data, "init", "--seed")
+    (tmp_path / "rush.bfjoust").write_text("(>)*8([-]>)*21\n")
+    bfjoust("hill", "--config", config, "--data", data, "submit", tmp_path / "rush.bfjoust",
+            "--owner", "ann")  # fmt: skip
+    rebuilt = tmp_path / "rebuilt"
+    done = bfjoust("hill", "--data", rebuilt, "rebuild", DataFolder(data).repository, "--quiet")
+    assert "every recomputed summary is its commit's" in done.stdout
+    assert history(rebuilt) == history(data)
+    same_report(report(data), report(rebuilt))
+    assert report(rebuilt)["scoringMethod"] == "trad"

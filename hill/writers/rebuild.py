@@ -16,8 +16,9 @@ the notices to owners, the tournaments and the ladder (played again from
 the jousts), a contest's creation, title and closing time, an open
 contest's entries (secret until it closes), the ids of the programs (tests
 took ids too), the sub-second part of each time.  Each event's summary is
-the commit's; a recomputed summary that differs (a hill ranked by another
-method than the configuration's, say) is counted and logged.
+the commit's; a recomputed summary that differs is counted and logged.
+The ranking method is read from the history too: the one whose scores
+each commit's `report.txt` shows.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -39,8 +41,9 @@ from hill.engine.arena import Arena, code_hash
 from hill.errors import HillError
 from hill.history import copies
 from hill.history.reading import HistoryReader, Recorded
+from hill.history.recorder import REPORT
 from hill.layout import DataFolder
-from hill.rules import changes, contests, names
+from hill.rules import changes, contests, names, scoring
 from hill.rules.events import ARRIVALS, CONTEST_PUBLICATIONS, EventKind, LeaveReason
 from hill.rules.standings import Standings, rank
 from hill.store.contests import view_of
@@ -62,6 +65,9 @@ from hill.writers.hill import (
 log = logging.getLogger(__name__)
 
 RESCORED_BY = re.compile(r"^rescored \d+ programs by (\S+)")
+# a line of report.txt's ranking: rank, change, score, points, program
+REPORT_LINE = re.compile(r"^\s*\d+ +\S+ +(-?[\d.]+) +-?[\d.]+  (\S+)$")
+Ranked = Callable[[str], tuple[Standings, str]]  # the standings after a change, by a method
 DEPARTURES = {EventKind.WITHDRAW: LeaveReason.WITHDRAWN, EventKind.REMOVE: LeaveReason.REMOVED}
 
 
@@ -151,14 +157,15 @@ class Replay:
             raise HillError(f"commit {recorded.sha} records event {recorded.event} out of order")
         with self.db.transaction() as session:
             if recorded.kind in ARRIVALS:
-                standings, summary, program, left = self._arrival(session, recorded)
+                ranked, program, left = self._arrival(session, recorded)
             elif recorded.kind in DEPARTURES:
-                standings, summary, program, left = self._departure(session, recorded)
+                ranked, program, left = self._departure(session, recorded)
             elif recorded.kind == EventKind.RESCORE:
-                standings, summary, program, left = self._rescore(session, recorded)
-            else:
-                standings, program, left = self.queries.current(session)[1], None, None
-                summary = recorded.summary
+                ranked, program, left = self._rescore(session, recorded)
+            else:  # a contest's publication: the hill as it was
+                current = self.queries.current(session)[1]
+                ranked, program, left = (lambda _: (current, recorded.summary)), None, None
+            standings, summary = self._ranked(recorded, ranked)
             contest = self._contest(session, recorded) if recorded.contest else None
             if summary != recorded.summary:
                 log.warning(
@@ -181,9 +188,24 @@ class Replay:
             )
         self.last_event = recorded.event
 
-    def _arrival(
-        self, session: Session, recorded: Recorded
-    ) -> tuple[Standings, str, int, int | None]:
+    def _ranked(self, recorded: Recorded, ranked: Ranked) -> tuple[Standings, str]:
+        """The standings after a change by the hill's ranking method: the one
+        its `report.txt` shows (its Score column) when the method so far
+        does not (a hill ranked otherwise than the configuration says)."""
+        standings, summary = ranked(self.method)
+        reported = _report_scores(recorded.written.get(REPORT))
+        if reported is None or _shows(standings, reported):
+            return standings, summary
+        for method in scoring.METHODS:
+            if method != self.method:
+                other, other_summary = ranked(method)
+                if _shows(other, reported):
+                    log.info("event %d: the hill is ranked by %s", recorded.event, method)
+                    self.method = method
+                    return other, other_summary
+        return standings, summary  # none shows it: the summary will say so
+
+    def _arrival(self, session: Session, recorded: Recorded) -> tuple[Ranked, int, int | None]:
         full_name = recorded.program
         assert full_name is not None
         owner, name = names.split(full_name)
@@ -215,39 +237,49 @@ class Replay:
         if plan.leaving is not None:
             self._left_at(session, plan.leaving.program.id, recorded)
         self.programs += 1
-        standings, summary = _rank_arrival(self.method, current, plan, results, _contestant(row))
+        newcomer = _contestant(row)
         displaced = plan.displaced.program.id if plan.displaced else None
-        return standings, summary, row.id, displaced
 
-    def _departure(self, session: Session, recorded: Recorded) -> tuple[Standings, str, None, int]:
+        def ranked(method: str) -> tuple[Standings, str]:
+            return _rank_arrival(method, current, plan, results, newcomer)
+
+        return ranked, row.id, displaced
+
+    def _departure(self, session: Session, recorded: Recorded) -> tuple[Ranked, None, int]:
         _, current, _ = self.queries.current(session)
         leaving = current.find(recorded.displaced or "")
         if leaving is None:
             raise HillError(f"commit {recorded.sha}: there is no {recorded.displaced} to leave")
         keep = [i for i, e in enumerate(current.entries) if e is not leaving]
-        standings = rank(
-            [current.entries[i].program for i in keep],
-            current.outcomes[np.ix_(keep, keep)],
-            self.method,
-            {e.program.id: e.rank for e in current.entries},
-        )
         _leave(session, leaving, DEPARTURES[recorded.kind])
         self._left_at(session, leaving.program.id, recorded)
-        name = leaving.program.full_name
-        summary = changes.departure_summary(name, recorded.kind, standings.size)
-        return standings, summary, None, leaving.program.id
 
-    def _rescore(self, session: Session, recorded: Recorded) -> tuple[Standings, str, None, None]:
+        def ranked(method: str) -> tuple[Standings, str]:
+            standings = rank(
+                [current.entries[i].program for i in keep],
+                current.outcomes[np.ix_(keep, keep)],
+                method,
+                {e.program.id: e.rank for e in current.entries},
+            )
+            name = leaving.program.full_name
+            return standings, changes.departure_summary(name, recorded.kind, standings.size)
+
+        return ranked, None, leaving.program.id
+
+    def _rescore(self, session: Session, recorded: Recorded) -> tuple[Ranked, None, None]:
         named = RESCORED_BY.match(recorded.summary)
         if named:
             self.method = named[1]
         _, current, _ = self.queries.current(session)
         previous = {e.program.id: e.rank for e in current.entries}
-        standings = rank(
-            [e.program for e in current.entries], current.outcomes, self.method, previous
-        )
         rejoust = "after replaying every joust" in recorded.summary
-        return standings, changes.rescore_summary(standings, rejoust), None, None
+
+        def ranked(method: str) -> tuple[Standings, str]:
+            programs = [e.program for e in current.entries]
+            standings = rank(programs, current.outcomes, method, previous)
+            return standings, changes.rescore_summary(standings, rejoust)
+
+        return ranked, None, None
 
     def _left_at(self, session: Session, program_id: int, recorded: Recorded) -> None:
         row = session.get(ProgramRow, program_id)
@@ -299,3 +331,24 @@ class Replay:
             first = contests.winners(shown)
             row.winner = first[0] if len(first) == 1 else None
         return row.id
+
+
+def _report_scores(report: bytes | None) -> dict[str, float] | None:
+    """Each program's score in a commit's `report.txt` (None: not in the commit)."""
+    if report is None:
+        return None
+    scores = {}
+    for line in report.decode(errors="replace").splitlines()[1:]:
+        found = REPORT_LINE.match(line)
+        if not found:
+            break  # the matrix follows the ranking
+        scores[found[2]] = float(found[1])
+    return scores
+
+
+def _shows(standings: Standings, reported: dict[str, float]) -> bool:
+    """Whether a report (its scores to two decimals) shows these standings."""
+    return len(reported) == standings.size and all(
+        abs(e.scores[standings.method] - reported.get(e.program.full_name, -1e9)) <= 0.006
+        for e in standings.entries
+    )
