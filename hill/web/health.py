@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,7 +56,7 @@ class Health:
         self.db = db
         self.status_path = status_path
         self.stuck_seconds = stuck_seconds
-        self.registry = CollectorRegistry(auto_describe=True)
+        self.registry = CollectorRegistry()  # collected at scrapes only, never at start
         self.responses = Counter(
             "bfjoust_web_requests",
             "Web requests answered, by HTTP status",
@@ -131,6 +132,7 @@ class _HillCollector(Collector):
 
     def __init__(self, health: Health) -> None:
         self.health = health
+        self.answers = _Answers(health.db)
 
     def collect(self) -> Iterator[Metric]:
         db = self.health.db
@@ -149,7 +151,7 @@ class _HillCollector(Collector):
             "Requests answered, heard to played, by command (the whole request book)",
             labels=["command"],
         )
-        for command, took in sorted(figures.latencies(db, ANSWER_BUCKETS).items()):
+        for command, took in sorted(self.answers.read().items()):
             buckets = [(str(b), c) for b, c in zip(took.buckets, took.counts, strict=True)]
             answers.add_metric([command], [*buckets, ("+Inf", took.count)], took.total or 0.0)
         yield answers
@@ -169,6 +171,36 @@ class _HillCollector(Collector):
             ("bfjoust_irc_registered", "1 while the bot is registered on IRC", registered),
         ):
             yield GaugeMetricFamily(name, help, value=1.0 if value else 0.0)
+
+
+class _Answers:
+    """The answered requests' latencies, read once each: those up to the
+    last settled request (every one before it finished) are kept here, and
+    only the later ones are read at each scrape."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.settled = 0
+        self.kept: dict[str, figures.Latencies] = {}
+        self.lock = threading.Lock()  # scrapes may come at once, each in a thread
+
+    def read(self) -> dict[str, figures.Latencies]:
+        with self.lock:
+            settled = figures.settled(self.db)
+            if settled > self.settled:
+                new = figures.latencies(self.db, ANSWER_BUCKETS, self.settled, settled)
+                self.kept = _merged(self.kept, new)
+                self.settled = settled
+            return _merged(self.kept, figures.latencies(self.db, ANSWER_BUCKETS, self.settled))
+
+
+def _merged(
+    one: dict[str, figures.Latencies], other: dict[str, figures.Latencies]
+) -> dict[str, figures.Latencies]:
+    both = dict(one)
+    for command, took in other.items():
+        both[command] = both[command] + took if command in both else took
+    return both
 
 
 def _age(status: dict[str, Any]) -> float:
