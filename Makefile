@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.dev-installed
 CONFIG ?= config.toml
 DATA ?= var
 
@@ -27,15 +28,22 @@ WASM_SOURCES := hill/engine/wasm.c hill/engine/core/bfjoust.c
 WASM_FLAGS := --target=wasm32-wasi -mexec-model=reactor -O2 -std=c11 -Wall -Wextra \
 	-Wl,-z,stack-size=1048576 -Wl,--strip-all
 
-.PHONY: setup run stop-ircd test lint bench clean system-setup system-run system-test
+.PHONY: setup dev run stop-ircd test lint bench clean system-setup system-run system-test
 
 setup: $(STAMP) $(WASM)
 
 $(STAMP): pyproject.toml setup.py hill/engine/_engine.c hill/engine/core/bfjoust.c hill/engine/core/bfjoust.h
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e .
 	touch $(STAMP)
+
+# the test and lint tools: for `make test` (and lint, bench), never for `make run`
+dev: $(DEV_STAMP)
+
+$(DEV_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(DEV_STAMP)
 
 $(WASM): $(WASM_SOURCES) hill/engine/core/bfjoust.h | system-setup
 	$(CLANG) $(WASM_FLAGS) -o $@ $(WASM_SOURCES)
@@ -59,14 +67,14 @@ run: setup system-run
 stop-ircd: setup
 	$(BIN)/python -m bot.ircd stop $(DATA)/ircd
 
-test: setup system-test
+test: setup dev system-test
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
-lint: setup
+lint: setup dev
 	$(BIN)/ruff check .
 
-bench: setup system-run system-test
+bench: setup dev system-run system-test
 	$(BIN)/python bench/compile.py
 	$(BIN)/python bench/matrix.py
 	$(BIN)/python bench/submit.py
@@ -81,6 +89,7 @@ bench: setup system-run system-test
 	$(BIN)/python bench/contest.py
 	$(BIN)/python bench/busy_hill.py
 	$(BIN)/python bench/lab_engine.py
+	$(BIN)/python bench/lab_debugger.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info hill/engine/*.so $(WASM)

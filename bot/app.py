@@ -148,7 +148,7 @@ def all_sent(count: int, on_sent: Callable[[], None]) -> Callable[[], None]:
 def run_bot(settings: Settings, *, local_ircd: bool = False) -> None:
     """Run the bot (and the web report) until Ctrl-C or SIGTERM; the local
     IRC server, when it starts one, keeps running after."""
-    configure_logging()
+    configure_logging(folder=settings.hill.data_dir, name="bot")
     if local_ircd:
         start_local_ircd(settings)
         settings = with_admin_secret(settings)

@@ -56,7 +56,15 @@ class IrcClient:
         self.lookup = AccountLookup(self.link.fold, self.outbox.query)
         self.on_message = on_message
         self.admins = AdminLogins(settings.admin_secret, self.link.fold)
-        self.intake = Intake(self.link, self.roster, self.lookup, self.admins, self._heard)
+        self.intake = Intake(
+            self.link,
+            self.roster,
+            self.lookup,
+            self.admins,
+            self._heard,
+            tell=lambda message, text: self.reply(message, text),
+            refuse=lambda message, text: self.reply(message, text, refusal=True),
+        )
         self.ready = False  # registered and joined: replies may go out
         # the summary channel is joined too: a channel may refuse outsiders' messages
         wanted = (*settings.channels, settings.summary_channel)

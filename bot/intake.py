@@ -16,6 +16,7 @@ await `Incoming.vouched()`, and only they cost a WHOIS.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
@@ -26,11 +27,20 @@ from bot.accounts import AccountLookup, Roster
 from bot.admins import AdminLogins
 from bot.connection import ServerLink
 from bot.identity import Sender, tag_value
+from bot.pastes import PasteJoiner, relayed_length
 from bot.registration import Handler
 from bot.throttle import CommandGate
 from hill.rules.events import utcnow
 
 log = structlog.get_logger(__name__)
+
+
+def near_prefix(word: str, prefix: str) -> bool:
+    """Whether `word` (before any '-') is the command prefix mistyped:
+    `!bfjoustt`, `!bfjust`, `!BFjoust` ... (not the prefix itself)."""
+    head = word.partition("-")[0].lower()
+    prefix = prefix.lower()
+    return head != prefix and difflib.SequenceMatcher(None, head, prefix).ratio() >= 0.88
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,8 @@ class Intake:
         lookup: AccountLookup,
         admins: AdminLogins,
         on_message: Callable[[Incoming], None],
+        tell: Callable[[Incoming, str], None],
+        refuse: Callable[[Incoming, str], None],
     ) -> None:
         self.link = link
         self.roster = roster
@@ -71,21 +83,38 @@ class Intake:
         self.admins = admins
         self.on_message = on_message
         self.prefix = link.settings.command.lower()
+        # the commands whose third word on is a program (which a client may cut)
+        self.program_words = {self.prefix + s for s in ("", "-test", "-enter")}
+        self.pastes = PasteJoiner(on_message, tell, refuse)
         self.gate = CommandGate(link.settings.commands_per_minute / 60, link.settings.command_burst)
 
     def handlers(self) -> dict[str, Handler]:
         return {"pubmsg": self._on_message, "privmsg": self._on_message}
 
     def is_command(self, text: str) -> bool:
-        """Whether `text` is meant for the bot: it starts with the prefix, in any case."""
-        return text.lstrip()[: len(self.prefix)].lower() == self.prefix
+        """Whether `text` is meant for the bot: it starts with the prefix, in
+        any case, or with the prefix mistyped (`!bfjust`: told the command meant)."""
+        stripped = text.lstrip()
+        if stripped[: len(self.prefix)].lower() == self.prefix:
+            return True
+        return stripped[:1] == self.prefix[:1] and near_prefix(stripped.split()[0], self.prefix)
 
     def _on_message(self, connection: ServerConnection, event: Event) -> None:
         nick, text = event.source.nick, (event.arguments or [""])[0]
         private = event.type == "privmsg"  # anything said to the bot is for it
-        if not nick or self.link.is_me(nick) or not (private or self.is_command(text)):
+        if not nick or self.link.is_me(nick):
             return
         userhost = f"{event.source.user}@{event.source.host}"
+        # a program a client cut into several lines (bot.pastes): the rest follows
+        slot = (f"{self.link.fold(nick)}!{userhost.lower()}", "" if private else event.target)
+        length = relayed_length(str(event.source), "PRIVMSG", event.target, text)
+        if self.pastes.holding(*slot):
+            if not self.is_command(text):
+                self.pastes.continues(*slot, text, length)
+                return
+            self.pastes.end(*slot)
+        if not (private or self.is_command(text)):
+            return
         if not self.gate.admit(userhost.lower()):
             if self.gate.ignored[userhost.lower()] == 1:  # once, not once a line
                 log.warning("too many commands: ignoring them", nick=nick, userhost=userhost)
@@ -103,10 +132,15 @@ class Intake:
             return sender(await self.lookup.account(nick, userhost))
 
         if not registration.has_accounts:
-            self.on_message(Incoming(sender(None), channel, text))
+            message = Incoming(sender(None), channel, text)
         elif "account-tag" in registration.enabled:
-            self.on_message(Incoming(sender(tag_value(event.tags, "account")), channel, text))
+            message = Incoming(sender(tag_value(event.tags, "account")), channel, text)
         elif "account-notify" in registration.enabled and self.roster.known(nick):
-            self.on_message(Incoming(sender(self.roster.account(nick)), channel, text))
+            message = Incoming(sender(self.roster.account(nick)), channel, text)
         else:  # someone the bot cannot see: the server is asked when it matters
-            self.on_message(Incoming(sender(None), channel, text, confirm))
+            message = Incoming(sender(None), channel, text, confirm)
+        words = text.split(maxsplit=2)
+        brings_code = bool(words) and words[0].lower() in self.program_words and len(words) >= 2
+        code = words[2] if len(words) == 3 else ""
+        if not (brings_code and self.pastes.offer(message, *slot, code, length)):
+            self.on_message(message)

@@ -140,7 +140,12 @@ class RateLimiter:
             return None
         told = user in self._told
         self._told[user] = free
-        return Refusal(f"{reason}; try again in {int(free - now) + 1} s", told)
+        wait = int(free - now) + 1
+        return Refusal(
+            f"{reason}; try again in {wait} s (until then I ignore your submissions without a "
+            f"word, so that a flood costs the channel nothing)",
+            told,
+        )
 
     def refund(self, user: str) -> None:
         """Forget `user`'s latest event: the hill refused it without a joust

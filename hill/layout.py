@@ -8,6 +8,7 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       bot-status.json  the running bot's health and metrics, every 5 s (bot.status)
       hill-repo-diverged.git/  histories set aside (disagreeing with the database), never served
       ircd/          the local IRC server of `make run`, when the bot starts one
+      logs/          bot.log, web.log and access.log (the web's requests), rotated (hill.logs)
       admin-secret   the admin's secret on `make run`'s server, unless [irc] admin_secret says one
 """
 

@@ -1,22 +1,54 @@
 """Logging of the long-running commands (`bfjoust bot`, `bfjoust web`):
 structured lines with UTC timestamps on stderr, for our records and the
-libraries' (standard logging) records alike; `Trouble`, a lasting trouble
-said once per interval rather than a traceback a try."""
+libraries' (standard logging) records alike, and in files of the data
+folder (logs/bot.log, logs/web.log, the web's requests apart in
+logs/access.log), rotated; `Trouble`, a lasting trouble said once per
+interval rather than a traceback a try."""
 
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import structlog
 
 # libraries that narrate routine work at INFO (alembic: every start)
 QUIET = ("alembic",)
+ACCESS = "aiohttp.access"  # the web's line per request (hill.web.requestlog)
+LOG_BYTES = 10 << 20  # a log file is rotated at this size ...
+LOG_FILES = 5  # ... and this many old ones are kept
 
 
-def configure_logging(level: int = logging.INFO) -> None:
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """A rotated log file that never makes trouble of its own: a full disk
+    loses its lines (the terminal still has them), with no traceback a line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
+def _only(accept: Callable[[logging.LogRecord], bool]) -> logging.Filter:
+    class Only(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return accept(record)
+
+    return Only()
+
+
+def _is_access(record: logging.LogRecord) -> bool:
+    return record.name == ACCESS
+
+
+def configure_logging(
+    level: int = logging.INFO, folder: Path | None = None, name: str = "bot"
+) -> None:
+    """Lines on stderr (on a terminal, the web's routine requests left out:
+    they are in the access log), and with `folder` (the data folder) in
+    `folder/logs/NAME.log` and, for the web, `folder/logs/access.log`."""
     shared = [
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
@@ -28,19 +60,33 @@ def configure_logging(level: int = logging.INFO) -> None:
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=True,
     )
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        structlog.stdlib.ProcessorFormatter(
-            # plain tracebacks: rich's (when installed) print every local
-            # variable, page after page, secrets and all
-            processor=structlog.dev.ConsoleRenderer(
-                colors=False, exception_formatter=structlog.dev.plain_traceback
-            ),
-            foreign_pre_chain=shared,
-        )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        # plain tracebacks: rich's (when installed) print every local
+        # variable, page after page, secrets and all
+        processor=structlog.dev.ConsoleRenderer(
+            colors=False, exception_formatter=structlog.dev.plain_traceback
+        ),
+        foreign_pre_chain=shared,
     )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter)
+    if sys.stderr.isatty():  # a person reads it: the requests' lines are in access.log
+        handler.addFilter(_only(lambda r: not (_is_access(r) and r.levelno <= logging.INFO)))
+    handlers: list[logging.Handler] = [handler]
+    if folder is not None:
+        logs = Path(folder) / "logs"
+        try:
+            logs.mkdir(parents=True, exist_ok=True)
+            files = {f"{name}.log": lambda r: not _is_access(r), "access.log": _is_access}
+            for file_name, accept in files.items():
+                handler = _LogFile(logs / file_name, maxBytes=LOG_BYTES, backupCount=LOG_FILES)
+                handler.setFormatter(formatter)
+                handler.addFilter(_only(accept))
+                handlers.append(handler)
+        except OSError as error:  # a read-only or full disk: the terminal still has it all
+            print(f"no log files in {logs}: {error}", file=sys.stderr)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = handlers
     root.setLevel(level)
     for name in QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)

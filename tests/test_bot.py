@@ -21,7 +21,7 @@ from support.botharness import (
 from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
-from hill.rules.programs import NO_INSTRUCTION
+from hill.rules.programs import NO_INSTRUCTION, REPEATS_NOTHING
 from hill.rules.statistics import hill_statistics
 from hill.writers.hill import Hill
 
@@ -221,7 +221,10 @@ def test_submissions_are_rate_limited_per_user_per_host_and_in_all(
                 ann.say(nick, f"!bfjoust-test {name} {RUSH}")
                 assert "test only" in await ann.reply(nick)
             ann.say(nick, f"!bfjoust c {RUSH}")
-            assert (await ann.reply(nick)).startswith("you have made 2 submissions recently")
+            refused = await ann.reply(nick)
+            assert refused.startswith("you have made 2 submissions recently; try again in")
+            assert refused.endswith("I ignore your submissions without a word, so that a flood "
+                                    "costs the channel nothing)")  # fmt: skip
             # another connection of ann's host, another ident: the host's share is used
             ann2 = await player("ann2", ngircd.port, user="other", host="127.0.0.2")
             ann2.say(nick, f"!bfjoust-test c {RUSH}")
@@ -332,7 +335,12 @@ BAD_COMMANDS = [
     # typos: a program with no instruction is refused, with the command meant
     ("!bfjoust rank allegro", f"{NO_INSTRUCTION}; did you mean !bfjoust-rank allegro?"),
     ("!bfjoust-test words (only words)*3", NO_INSTRUCTION),
+    # a repeat with no count repeats nothing: said so (it was a bare "no instruction")
+    ("!bfjoust-test plus (+)", NO_INSTRUCTION + REPEATS_NOTHING),
     ("!bfjoust-rnak allegro", "unknown command !bfjoust-rnak; did you mean !bfjoust-rank allegro?"),
+    # the prefix itself mistyped (it was ignored)
+    ("!bfjoustt rush (>)*9", "unknown command !bfjoustt; did you mean !bfjoust rush (>)*9?"),
+    ("!bfjust-rank allegro", "unknown command !bfjust-rank; did you mean !bfjoust-rank allegro?"),
     ("!bfjoust-rank gh\u200bost\ufeff", "there is no ghost on the hill"),  # nothing invisible
     ("hello bot, how do I play?", "BF Joust hill. Commands: !bfjoust NAME CODE|URL, "),
     ("!bfjoust-withdraw", "usage: !bfjoust-withdraw NAME (the name of your program)"),

@@ -84,6 +84,11 @@ def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
         # a clean stop is no problem: nothing at warning level or above after it
         after_stop = stderr[stderr.index("stopping") :]
         assert "[warning" not in after_stop and "[error" not in after_stop, after_stop
+        # the same lines in files of the data folder, the web's requests apart
+        logs = tmp_path / "hill" / "logs"
+        bot_log, access = (logs / "bot.log").read_text(), (logs / "access.log").read_text()
+        assert "stopping" in bot_log and "GET /api/standings" not in bot_log
+        assert "GET /api/standings" in access and "web report on" in (logs / "web.log").read_text()
         # the local IRC server outlives the bot: players stay connected across
         # restarts (tests/test_local_ircd.py); it is stopped on its own
         assert listening("127.0.0.1", port)

@@ -183,8 +183,11 @@ def test_a_contest_from_its_announcement_to_its_winner(folder: Path, ngircd: Ngi
             "entry to contest spring accepted; on the hill now, as a -test: your entry: points "
         )
         assert "/2;" in answer and "test only, the hill is unchanged" in answer
-        bob.say(CHANNEL, f"!bfjoust-enter spring {BOB_FIRST}")  # in the channel: warned
-        assert "I answer entries in private" in await bob.reply(nick)
+        bob.say(CHANNEL, f"!bfjoust-enter spring {BOB_FIRST}")  # in the channel: refused
+        refused = await bob.reply(nick)
+        assert refused.startswith(f"not entered: everyone in {CHANNEL} can read your code now")
+        assert f"/msg {nick} !bfjoust-enter spring CODE" in refused
+        bob.say(nick, f"!bfjoust-enter spring {BOB_FIRST}")
         assert (await private(bob, nick, "spring")).startswith("entry to contest spring accepted")
         bob.say(nick, f"!bfjoust-enter spring {BOB}")
         assert "(it replaces your earlier one)" in await private(bob, nick, "spring")

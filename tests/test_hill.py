@@ -76,7 +76,7 @@ def test_replacement_rules(tmp_path: Path) -> None:
     # full: the last-ranked program leaves, even if the newcomer ranks last
     last = hill.queries.standings().entries[-1].program.full_name
     report = hill.challenge("dave", "idle2", IDLE)
-    assert f"pushed off {last}" in report.summary
+    assert f"pushed off {last} (it was last; the hill keeps 3 programs)" in report.summary
     assert hill.queries.standings().size == 3
     assert hill.queries.standings().find(last) is None
     assert hill.queries.standings().find("dave.idle2") is not None

@@ -99,11 +99,17 @@ def test_import_a_folder(tmp_path: Path) -> None:
         source = warrior_path(f"wiki/{name}.bfjoust").read_bytes()
         (folder / f"{name}.bfjoust").write_bytes(source)
     (folder / "carol.turtle.bfjoust").write_text("(>+<)*3[]")
+    long = "a_very_long_program_name_that_goes_on_and_on_past_the_limit_of_48"  # 67
+    (folder / f"dave.{long}.bfjoust").write_text("(>)*9([-]>)*21")
     result = hill(tmp_path / "var", "import", folder, "--quiet")
     assert result.returncode == 0, result.stderr
+    # a name shortened is said, not done without a word
+    assert f"the name {long!r} is taken as {long[:48]!r}" in result.stdout
     report = hill(tmp_path / "var", "report", "--format", "json")
     names = {p["full_name"] for p in json.loads(report.stdout)["programs"]}
-    assert names == {"import.poke", "import.wiggle_clear", "import.triplock", "carol.turtle"}
+    assert names == {
+        "import.poke", "import.wiggle_clear", "import.triplock", "carol.turtle", f"dave.{long[:48]}"
+    }  # fmt: skip
 
 
 def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -19,7 +19,8 @@ import re
 import structlog
 
 from bot.client import Incoming
-from bot.commands.base import COMMANDS, Command, Context, did_you_mean
+from bot.commands.base import COMMANDS, ECHOED, Command, Context, did_you_mean
+from bot.intake import near_prefix
 from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_trouble
 
 # isort: off
@@ -49,6 +50,8 @@ class Commands(Context):
         if command is None:
             if word.lower().startswith(self.irc.command.lower() + "-"):
                 self.reply(message, self._unknown(word, args.strip()), refusal=True)
+            elif near_prefix(word, self.irc.command):
+                self.reply(message, self._mistyped(word, args.strip()), refusal=True)
             elif not message.channel:  # talking to the bot in private: how to use it
                 self.reply(message, help.usage_line(self), refusal=True)
             return
@@ -96,6 +99,16 @@ class Commands(Context):
             else:  # one log line per interval for the hill's storage, the runner's
                 self.runner.trouble.struck(trouble)
                 refuse(f"{trouble}; try again in a few minutes")
+
+    def _mistyped(self, word: str, args: str) -> str:
+        """`!bfjoustt NAME CODE`, `!bfjust-rank x`: the command meant."""
+        rest = word.partition("-")[2]
+        meant = self.irc.command + (f"-{rest}" if rest else "")
+        shown = re.sub(r"[^A-Za-z0-9_!-]", "", word)[:30]
+        if meant.lower() not in self.table:
+            return f"unknown command {shown}; {self.irc.command}-help lists them"
+        echoed = f" {args}" if args and len(args) <= ECHOED else ""
+        return f"unknown command {shown}; did you mean {meant}{echoed}?"
 
     def _unknown(self, word: str, args: str) -> str:
         shown = re.sub(r"[^A-Za-z0-9_-]", "", word[len(self.irc.command) :])[:30]

@@ -13,7 +13,7 @@ from hill.errors import HillError, Usage
 log = structlog.get_logger(__name__)
 
 
-@command("-admin", "SECRET (in private)")
+@command("-admin", "SECRET (in private)", listed=False)
 async def admin_login(bot: Context, message: Incoming, args: str) -> None:
     sender = message.sender
     if message.channel:

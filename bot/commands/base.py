@@ -53,6 +53,7 @@ class Command:
     admin: bool = False
     vouched: bool = False  # needs the sender's account confirmed (it names the owner)
     enters: bool = False  # records a contest's entry: a close waits for it (bot/contests.py)
+    listed: bool = True  # in the players' list of commands (-help)
 
 
 ENTRY = "entry"  # a contest entry's owner is checked as a program's named so would be
@@ -68,13 +69,14 @@ def command(
     admin: bool = False,
     vouched: bool = False,
     enters: bool = False,
+    listed: bool = True,
 ) -> Callable[[Run], Run]:
     """Declare a command: its suffix after the prefix, its usage, whether
     it is for the hill's admins, whether it needs the sender's account,
     whether it records a contest's entry."""
 
     def register(run: Run) -> Run:
-        COMMANDS.append(Command(suffix, usage, run, admin, vouched, enters))
+        COMMANDS.append(Command(suffix, usage, run, admin, vouched, enters, listed))
         return run
 
     return register

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bot.client import Incoming
 from bot.commands.base import ENTRY, Context, command
-from hill.errors import FetchError, QueueFull, Usage
+from hill.errors import FetchError, HillError, QueueFull, Usage
 from hill.rules.requests import RequestKind
 
 WITHDRAW = "withdraw"
@@ -19,6 +19,12 @@ async def enter(bot: Context, message: Incoming, args: str) -> None:
     code = code.strip()
     if not name or not code:
         raise Usage(f"a contest's name and your program, a URL of it, or {WITHDRAW}")
+    if message.channel and code.lower() != WITHDRAW:
+        # its code (or link) is public before the close: not entered, told why
+        raise HillError(
+            f"not entered: everyone in {message.channel} can read your code now; send "
+            f"contest entries in private: /msg {bot.irc.nick} {bot.irc.command}-enter {name} CODE"
+        )
     view = await bot.open_contest(name, message)
     sender = message.sender
     owner = await bot.owner(sender, ENTRY)
@@ -40,9 +46,5 @@ async def enter(bot: Context, message: Incoming, args: str) -> None:
         except (FetchError, QueueFull):
             bot.limiter.refund(sender.key)  # no program, or no room: it does not count
             raise
-    if message.channel:
-        bot.reply(
-            message,
-            "I answer entries in private; send them in private too, the channel sees "
-            "what you write here",
-        )
+    if message.channel:  # a withdrawal: nothing secret in it
+        bot.reply(message, "I answer entries and withdrawals in private")

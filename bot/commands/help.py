@@ -27,6 +27,8 @@ def usage_line(bot: Context) -> str:
     message that holds no command)."""
     prefix = bot.irc.command
     usages = ", ".join(
-        f"{(prefix + c.suffix).lower()} {c.usage}".rstrip() for c in COMMANDS if not c.admin
+        f"{(prefix + c.suffix).lower()} {c.usage}".rstrip()
+        for c in COMMANDS
+        if c.listed and not c.admin
     )
     return f"BF Joust hill. Commands: {usages}"

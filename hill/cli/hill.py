@@ -96,8 +96,11 @@ def command_import(args: argparse.Namespace) -> None:
     with tqdm(files, unit="program", disable=args.quiet) as progress:
         for path in progress:
             stem = path.name.removesuffix(names.SUFFIX)
-            owner, name = names.split(stem) if "." in stem else (args.owner, stem)
-            name = names.from_file(name)
+            owner, given = names.split(stem) if "." in stem else (args.owner, stem)
+            name = names.from_file(given)
+            if name != given:  # said, not done quietly: the hill knows it by the new name
+                progress.write(f"{path.name}: the name {given!r} is taken as {name!r} "
+                               f"(1 to 48 letters, digits, '_' or '-')")  # fmt: skip
             try:
                 summary = hill.challenge(owner, name, path.read_bytes()).summary
             except HillError as error:

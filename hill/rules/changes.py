@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hill.rules.events import HILL_CHANGES, EventKind, LeaveReason
-from hill.rules.standings import Entry, Standings, worst_opponents
+from hill.rules.standings import Contestant, Entry, Standings, rank, worst_opponents
 
 WORST = 3  # opponents an answer names (the test's, `-rank`'s)
 
@@ -62,10 +62,38 @@ def previous_ranks(current: Standings, arrival: Arrival, newcomer_id: int) -> di
     return ranks
 
 
+def rank_arrival(
+    ranking: str,
+    current: Standings,
+    arrival: Arrival,
+    outcomes: np.ndarray,
+    newcomer: Contestant,
+) -> tuple[Standings, str]:
+    """The standings after an arrival and its summary, as `-test` and a
+    challenge give them: `outcomes` (N+1, N+1, 42) are the jousts among the
+    programs that stay (`arrival.stay`, in that order) and the newcomer,
+    last (outcomes[a, b] from a's side)."""
+    contestants = [e.program for e in arrival.stay] + [newcomer]
+    previous = previous_ranks(current, arrival, newcomer.id)
+    standings = rank(contestants, outcomes, ranking, previous)
+    changed = _battles_changed(current, arrival, outcomes[-1, :-1])
+    return standings, arrival_summary(arrival, standings, newcomer.id, changed)
+
+
+def _battles_changed(current: Standings, arrival: Arrival, after: np.ndarray) -> str | None:
+    """How an update's battles changed against the programs that stay."""
+    if arrival.old is None:
+        return None
+    old = current.entries.index(arrival.old)
+    others = [i for i in range(current.size) if i != old]
+    return battles_changed(current.outcomes[old, others], after)
+
+
 def arrival_summary(
     arrival: Arrival, standings: Standings, newcomer_id: int, changed: str | None
 ) -> str:
-    """`alice.rush: points 1.00, score 100.00, rank 1/2 (+1); pushed off bob.idle`;
+    """`alice.rush: points 1.00, score 100.00, rank 1/2 (+1); pushed off bob.idle
+    (it was last; the hill keeps 2 programs)`;
     `changed` says how an update's battles changed (`battles_changed`)."""
     entry = next(e for e in standings.entries if e.program.id == newcomer_id)
     line = (
@@ -78,8 +106,16 @@ def arrival_summary(
     if arrival.old is not None and changed is not None:
         notes.append(changed)
     elif arrival.displaced is not None:
-        verb = "would push off" if arrival.test_only else "pushed off"
-        notes.append(f"{verb} {arrival.displaced.program.full_name}")
+        # the program last before the newcomer came leaves, so the hill keeps its size
+        verb, was = ("would push off", "is") if arrival.test_only else ("pushed off", "was")
+        notes.append(
+            f"{verb} {arrival.displaced.program.full_name} "
+            f"(it {was} last; the hill keeps {standings.size} programs)"
+        )
+        notes.append(
+            f"{verb} {arrival.displaced.program.full_name}, which {was} last: "
+            f"the hill keeps {standings.size} programs"
+        )
     if arrival.test_only:
         notes.append("test only, the hill is unchanged")
         notes.append(worst_text(worst_opponents(standings, entry.rank - 1, WORST)))

@@ -5,12 +5,22 @@ request, so a bad program uses nothing up."""
 
 from __future__ import annotations
 
+import re
+
 from hill import engine
 from hill.errors import HillError, NoInstruction
 
 NO_INSTRUCTION = (
     "the program has no instruction: only + - < > . [ ] run "
     "(with ( ) { } * % to repeat them), everything else is a comment"
+)
+
+
+# what `(+)` means: a ')' with no '*' or '%' after it has count 0 (docs/rules.md)
+COUNTLESS = re.compile(rb"\)(?!\s*[*%]\s*-?0*[1-9])")
+REPEATS_NOTHING = (
+    "; a repeat with no count, such as (+), or with count 0 runs its body 0 times: "
+    "write (+)*5 to run + five times"
 )
 
 
@@ -24,7 +34,8 @@ def check_program(code: bytes, max_bytes: int) -> engine.Program:
     except engine.ParseError as error:
         raise HillError(f"parse error at {error}") from None
     if not runs_an_instruction(program):
-        raise NoInstruction(NO_INSTRUCTION)
+        repeats_nothing = COUNTLESS.search(code) is not None
+        raise NoInstruction(NO_INSTRUCTION + (REPEATS_NOTHING if repeats_nothing else ""))
     return program
 
 

@@ -7,10 +7,11 @@ the links, render.py and templates/ make the HTML, static/ holds the CSS and
 the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
-tournaments, contest_views.py the contests; requestlog.py keeps the access
-log to one line a request; connections.py bounds the connections (slow,
-idle, too many); process.py runs all this in a process of its own for the
-bot.
+tournaments, contest_views.py the contests, lab_views.py the Lab
+(static/lab/: its scripts and the engine compiled to WebAssembly);
+requestlog.py keeps the access log to one line a request; connections.py
+bounds the connections (slow, idle, too many); process.py runs all this in a
+process of its own for the bot.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from hill.web import (
     contest_views,
     health,
     history_views,
+    lab_views,
     ladder_page,
     tournament_views,
     trial_views,
@@ -60,10 +62,12 @@ from hill.web.views import BUILDS, TRACES, json_response, routes
 log = logging.getLogger(__name__)
 
 # Everything from this origin only; no inline script or style, so that
-# nothing a player submits can ever run in a reader's browser.
+# nothing a player submits can ever run in a reader's browser (WebAssembly
+# may be compiled: the Lab's engine, static/lab/engine.wasm, from this origin).
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; "
+        "img-src 'self' data:; "
         "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
@@ -168,6 +172,7 @@ def create_app(
     trial_views.setup(app, queries)
     analytics_views.setup(app, queries.db)
     contest_views.setup(app, queries.db)
+    lab_views.setup(app, queries, hill)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
     health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)
@@ -249,7 +254,7 @@ def run_web(settings: Settings, ready: Any = None) -> None:
     requests the bot plays; HillError if the hill's database is missing or
     of another schema.  `ready(url)` is called once it listens (default: a
     line on stdout)."""
-    configure_logging()
+    configure_logging(folder=settings.hill.data_dir, name="web")
     queries = HillQueries.open(settings.hill.data_dir, settings.hill.ranking)
     try:
         asyncio.run(_serve_until_stopped(queries, settings, ready or _say_ready))

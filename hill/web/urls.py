@@ -14,6 +14,7 @@ bot makes it) gives absolute links.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 
@@ -39,7 +40,7 @@ PATHS = {
     "battle-json": "/api/trace",
     "source": f"/source/{NAME}",
     "source-json": f"/api/source/{NAME}",
-    "static": "/static/{file}",
+    "static": "/static/{file:[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)?}",
     "commit": "/commit/{sha}",
     "commit-json": "/api/commit/{sha}",
     "code": "/code/{hash}",
@@ -73,6 +74,10 @@ PATHS = {
     "test-strategy-json": "/api/test/{token}/strategy",
     "tournament-strategy": "/tournament/{id}/strategy",
     "tournament-strategy-json": "/api/tournament/{id}/strategy",
+    # the Lab (lab_views.py): its page, a state's programs and matrix, rankings
+    "lab": "/lab",
+    "lab-json": "/api/lab/state",
+    "lab-rank": "/api/lab/rank",
     # the operator's: the hill's health (JSON) and its Prometheus metrics (hill/web/health.py)
     "healthz": "/healthz",
     "metrics": "/metrics",
@@ -179,6 +184,41 @@ class Urls:
         query = {"left_code": left_code, "right_code": right_code, "tape": tape}
         url = self._url("thumbnail")
         return self._out(url.with_query({**query, "polarity": polarity}))
+
+    def lab(
+        self,
+        left: str | None = None,
+        right: str | None = None,
+        *,
+        left_hash: str | None = None,
+        right_hash: str | None = None,
+        tape: int | None = None,
+        polarity: str | None = None,
+        vs_hill: bool = False,
+    ) -> str:
+        """The Lab, in this builder's state, with its sides in the fragment
+        (static/lab/lab.js reads it): hill programs by name, or any program
+        ever submitted by its code hash; the battle to open; `vs_hill`: the
+        left program against the whole hill."""
+        parts = {
+            "left": left,
+            "left-hash": left_hash,
+            "right": right,
+            "right-hash": right_hash,
+            "tape": tape,
+            "polarity": polarity,
+            "vs": "hill" if vs_hill else None,
+        }
+        fragment = "&".join(
+            f"{key}={quote(str(value), safe='')}" for key, value in parts.items() if value
+        )
+        link = self._link("lab")
+        return f"{link}#{fragment}" if fragment else link
+
+    def lab_rank(self) -> str:
+        """Where the Lab has outcomes it played ranked against this state (POST)."""
+        url = self._url("lab-rank")
+        return self._out(url.with_query(self._state()) if self.event is not None else url)
 
     def tournaments(self) -> str:
         """The hill's tournaments (in no one state)."""

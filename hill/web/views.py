@@ -39,7 +39,8 @@ TRACES = web.AppKey("traces", TraceStore)
 BUILDS = web.AppKey("builds", Builds)
 Loader = Callable[[web.Request], Awaitable[View | dict[str, Any]]]
 STATIC = Path(__file__).parent / "static"
-STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
+# the files shipped, by their path under static/ (the Lab's in static/lab/)
+STATIC_FILES = frozenset(p.relative_to(STATIC).as_posix() for p in STATIC.rglob("*") if p.is_file())
 
 
 def json_response(data: Any) -> web.Response:

@@ -295,13 +295,9 @@ def _rank_arrival(
     newcomer: Contestant,
 ) -> tuple[Standings, str]:
     """The standings after an arrival (the newcomer last among the
-    contestants), and its summary."""
-    contestants = [e.program for e in plan.stay] + [newcomer]
-    outcomes = results.matrix([c.code_hash for c in contestants])
-    previous = changes.previous_ranks(current, plan, newcomer.id)
-    standings = rank(contestants, outcomes, ranking, previous)
-    changed = _battles_changed(current, plan, outcomes[-1, :-1])
-    return standings, changes.arrival_summary(plan, standings, newcomer.id, changed)
+    contestants), and its summary (changes.rank_arrival)."""
+    hashes = [e.program.code_hash for e in plan.stay] + [newcomer.code_hash]
+    return changes.rank_arrival(ranking, current, plan, results.matrix(hashes), newcomer)
 
 
 def _leave(session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
@@ -383,12 +379,3 @@ def _code_of(session: Session, known: dict[str, bytes]) -> arena.CodeOf:
     return lambda code_hash: (
         known[code_hash] if code_hash in known else code_by_hash(session, code_hash)
     )
-
-
-def _battles_changed(current: Standings, plan: changes.Arrival, after: np.ndarray) -> str | None:
-    """How an update's battles changed against the programs that stay."""
-    if plan.old is None:
-        return None
-    old = current.entries.index(plan.old)
-    others = [i for i in range(current.size) if i != old]
-    return changes.battles_changed(current.outcomes[old, others], after)
