@@ -28,7 +28,7 @@ WASM_SOURCES := hill/engine/wasm.c hill/engine/core/bfjoust.c
 WASM_FLAGS := --target=wasm32-wasi -mexec-model=reactor -O2 -std=c11 -Wall -Wextra \
 	-Wl,-z,stack-size=1048576 -Wl,--strip-all
 
-.PHONY: setup dev run stop-ircd test lint bench clean system-setup system-run system-test
+.PHONY: setup dev run stop-ircd test test-fast lint bench clean system-setup system-run system-test
 
 setup: $(STAMP) $(WASM)
 
@@ -69,10 +69,16 @@ stop-ircd: setup
 
 test: setup dev system-test
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+# the inner loop: no IRC server, browser, Dask cluster or slow test (pyproject's markers)
+test-fast: setup dev
+	$(BIN)/python -m pytest -n auto --dist loadfile -m "not irc and not browser and not cluster and not slow"
 
 lint: setup dev
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 bench: setup dev system-run system-test
 	$(BIN)/python bench/compile.py

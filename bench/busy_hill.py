@@ -47,7 +47,7 @@ from trace_load import CHANNEL, Prober, rss
 
 from bot.ircd import free_port, listening, start_ngircd
 from hill.config import HillSettings
-from hill.engine.arena import Played, code_hash
+from hill.engine import Played, code_hash
 from hill.engine.varied import varied_pool
 from hill.play.tournament import Tournament
 from hill.rules.events import LeaveReason, ProgramStatus

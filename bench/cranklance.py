@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from hill import engine
+from hill.engine import arena
 from hill.engine.varied import reference_pool, varied_pool
 
 FIELDS = ("outcome", "cycles", "tape_end", "heat", "decoy")
@@ -115,7 +116,7 @@ def main() -> None:
     )
     parser.add_argument("--random", type=int, default=1000, help="random lock-and-spin pairs")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=engine.default_jobs())
+    parser.add_argument("--jobs", type=int, default=arena.default_jobs())
     parser.add_argument("--show", type=int, default=3, help="disagreements shown in full per kind")
     args = parser.parse_args()
     rng = random.Random(args.seed)

@@ -61,6 +61,7 @@ from hill import engine
 from hill.engine import JoustResult, arena
 from hill.engine.varied import reference_pool, varied_pool
 from hill.ladder import ladder
+from hill.play.ladder import arena_player
 from hill.rules import scoring
 
 ROUND_ROBIN_UP_TO = 1000  # programs: a larger pool's round robin is not played
@@ -142,7 +143,7 @@ def timed(label: str, programs: list[tuple[str, bytes]], budget: float = 0.1) ->
         )
     state = ladder.Ladder(n)
     started = time.perf_counter()
-    play = ladder.arena_player(arena.Arena(stats=False), compiled)  # as `bfjoust ladder run`
+    play = arena_player(arena.Arena(stats=False), compiled)  # as `bfjoust ladder run`
     result = ladder.run(state, play, ladder.budget_jousts(n, budget))
     stats = ladder.ladder_statistics(state, result)
     took = time.perf_counter() - started

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hill import engine
+from hill.engine import arena
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference"
 
@@ -49,7 +50,7 @@ def play_matrix(paths: list[Path], expected: list[str], jobs: int, stats: bool =
     n = len(programs)
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
     jousts = [(programs[i], programs[j]) for i, j in pairs]
-    results = engine.joust_pairs(jousts, jobs=jobs, stats=stats)
+    results = arena.joust_pairs(jousts, jobs=jobs, stats=stats)
     wrong = sum(str(r) != expected[i * n + j] for (i, j), r in zip(pairs, results, strict=True))
     games = sum(r.game_cycles for r in results)
     simulated = sum(r.cycles for r in results)
@@ -101,7 +102,7 @@ def summary(label: str, times: list[float], figures: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=engine.default_jobs(), help="all cores")
+    parser.add_argument("--jobs", type=int, default=arena.default_jobs(), help="all cores")
     parser.add_argument("--repeat", type=int, default=5, help="interleaved runs of each")
     parser.add_argument("--gearlance", metavar="PATH", help="a genelance binary to time as well")
     parser.add_argument("--stats", action="store_true", help="time the statistics on as well")

@@ -5,7 +5,7 @@
     pool.outcomes      # (N, N, 42) int8, every pair jousted once
     pool.game_cycles   # (N, N) the cycles each joust's 42 games lasted
 
-A round robin is computed once (hill.engine.joust_pairs) and kept in
+A round robin is computed once (hill.engine.arena.joust_pairs) and kept in
 `bench/output/` (ignored by git), keyed by the hash of the sources.
 """
 
@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from hill import engine
+from hill.engine import arena
 from hill.engine.varied import Named, reference_pool, varied_pool
 
 CACHE = Path(__file__).resolve().parent / "output"
@@ -39,7 +40,7 @@ def round_robin(programs: list[Named], jobs: int | None = None) -> tuple[np.ndar
     compiled = [engine.compile_program(source) for _, source in programs]
     n = len(compiled)
     upper = np.triu_indices(n, 1)
-    results = engine.joust_pairs(
+    results = arena.joust_pairs(
         ((compiled[i], compiled[j]) for i, j in zip(*upper, strict=True)), jobs=jobs
     )
     outcomes = np.zeros((n, n, engine.BATTLES), dtype=np.int8)

@@ -27,6 +27,7 @@ from hill.engine.arena import Arena
 from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import rules_of
 from hill.tournaments.round_robin import ROUND_ROBIN
 from hill.tournaments.swiss import SWISS
 
@@ -83,7 +84,7 @@ def timed_run(
 def round_robin(generated: int, dask: bool) -> None:
     programs = reference_programs() | generated_programs(generated)
     plan = TournamentPlan(ROUND_ROBIN, tuple(programs))
-    jousts = plan.expected_matches()
+    jousts = rules_of(plan).expected_matches(plan)
     print(f"round robin of {len(programs)} programs: {jousts} jousts")
     local, local_wall = timed_run(plan, programs, Arena(stats=False))
     print(f"  local cores:   {local_wall:7.1f} s  {jousts / local_wall:8.0f} jousts/s")

@@ -6,7 +6,10 @@ is the IRC side; `commands/` the players' commands, one module each;
 `identity`, `fetch`, `throttle` (what players may ask), `penalty` (what
 the bot may send), `text`, `ircd` (the local IRC server).
 
-May import: anything in hill/ (the writers through their classes, the rules,
-the store's read side, web/urls for its links); nothing in hill/ imports it
-but `bfjoust bot` (hill/cli/serve.py).
+May import: hill.writers (through their classes), hill.store (its read
+side), the rules (hill.rules, hill.ladder, hill.tournaments), hill.play (a
+tournament's cluster), hill.engine, hill.web (web/urls for its links, and
+the web report it serves), irc and jaraco (jaraco.stream, irc's buffers),
+aiohttp and yarl (fetching programs), structlog.  Nothing in hill/ imports
+it but `bfjoust bot` (hill/cli/serve.py).
 """

@@ -9,7 +9,7 @@ network the admin proves `[irc] admin_secret` in private
 connection (nick and user@host) until that nick changes or quits where the
 bot sees it, or `LOGIN_HOURS` pass, whichever comes first.
 
-May import: bot.identity, hill.config; nothing else of the bot.
+May import: nothing of the bot or the hill (the irc library's events alone).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import structlog
 
+from bot.absence import Absence
 from bot.backfill import BackfillWorker
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
@@ -68,6 +69,13 @@ class HillBot:
         # the bot's health and metrics, for the web report's /healthz and /metrics
         self.status = StatusFile(DataFolder(settings.hill.data_dir).bot_status, self)
         self.started = False  # every worker started (run() is in the IRC client)
+        # which span it missed, said in each channel when it is back
+        self.absence = Absence(
+            DataFolder(settings.hill.data_dir).heard,
+            lambda channel, text: self.client.say(channel, text),
+            self.client.link.is_me,
+        )
+        self.client.link.add_handlers(self.absence.handlers())
 
     def _on_message(self, message: Incoming) -> None:
         self.commands.handle(message)
@@ -119,6 +127,8 @@ class HillBot:
         await self.client.run()
 
     async def stop(self) -> None:
+        self.absence.heard()  # listening until now
+        self.absence.save()
         await self.client.stop()
         await self.tournaments.close()
         await self.contests.close()

@@ -85,7 +85,7 @@ class Backlog:
         self.per_host = per_host
         self.total = total
         self.refusal_ttl = refusal_ttl
-        self._waiting: dict[Kind, Queues] = {tier: {} for tier in TIERS}
+        self._waiting: dict[Kind, Queues[Message]] = {tier: {} for tier in TIERS}
         self._lines: Counter[str] = Counter()  # lines waiting, by recipient
         self._host_lines: Counter[str] = Counter()  # lines waiting, by host
         self.turns = Turns()
@@ -178,7 +178,7 @@ class Backlog:
     def _give_way(self, wanted: int, recipient: str, host: str | None = None) -> bool:
         """Drop an answer that gives way to `recipient`'s (bot.turns.giving_way)."""
         found = giving_way(self._waiting[Kind.ANSWER], host, wanted, recipient)
-        if not isinstance(found, Message):
+        if found is None:
             return False
         self._remove(found)
         self._log_drop(found.kind)
@@ -216,6 +216,12 @@ class Backlog:
             log.warning("outbox full, messages dropped", **self._dropped)
             self._dropped.clear()
             self._dropped_logged = now
+
+    @property
+    def sent(self) -> int:
+        """Lines sent so far: how long something waited, in the bot's own
+        lines (a loaded machine stretches seconds, not lines)."""
+        return self._sent
 
     def forget_queries(self) -> None:
         """The connection is gone: its requests mean nothing to the next one."""

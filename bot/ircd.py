@@ -104,7 +104,7 @@ def is_loopback(host: str) -> bool:
     except OSError:
         return False
     return bool(infos) and all(
-        ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos
+        ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos
     )
 
 

@@ -8,19 +8,26 @@ The notices are the writer's, stored with the change that made the
 program leave (hill.store.notices), so a restart forgets none; one is
 marked sent once its line is written to the server, and one cut off by a
 restart before that is sent again.  The bot looks for owners to tell after
-each answer it gives, on each command, and every POLL_SECONDS (someone
-who has just joined a channel).
+each answer it gives, on each command, as soon as it sees someone in its
+channels (a join, the names of a channel it joins, a nick change, an
+account seen: an owner waiting since before a restart is told the moment
+the bot is back in the channel), and every POLL_SECONDS (a change made by
+another process, `bfjoust hill submit` beside the bot).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
+from typing import Any
 
 import structlog
+from irc.client import Event, ServerConnection
 
 from bot.client import Incoming, IrcClient
 from bot.identity import Sender
+from bot.registration import Handler
 from hill.rules.changes import left_notice
 from hill.store.notices import NoticeBook, PendingNotice
 from hill.web.urls import Urls
@@ -29,6 +36,8 @@ from hill.writers.hill import Hill
 log = structlog.get_logger(__name__)
 
 POLL_SECONDS = 30.0
+# the server's events by which the bot sees someone in its channels (bot.accounts.Roster)
+SEEN_EVENTS = ("join", "endofnames", "nick", "account", "endofwho")
 
 
 def _owns(sender: Sender, owner: str) -> bool:
@@ -47,6 +56,11 @@ class NoticeDesk:
         self._sending: set[int] = set()  # queued for the server, not written yet
         self._task: asyncio.Task[None] | None = None
         self._work: set[asyncio.Task[None]] = set()
+        self._looking: asyncio.Task[None] | None = None
+        self._again = False  # someone came while a look was under way: look once more
+        # after the roster's handlers (added before): it knows them when we look
+        seen: dict[str, Handler] = {event: self._someone_seen for event in SEEN_EVENTS}
+        client.link.add_handlers(seen)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._poll(), name="notices")
@@ -62,6 +76,27 @@ class NoticeDesk:
         """Look for owners to tell now (after an answer: a change may have
         pushed someone off)."""
         self._spawn(self.deliver())
+
+    def _someone_seen(self, connection: ServerConnection, event: Event) -> None:
+        """Someone is in a channel of the bot's now: an owner to tell, perhaps."""
+        if not self._owners:
+            return
+        if self._looking is not None and not self._looking.done():
+            self._again = True  # a burst of joins: one more look when this one ends
+            return
+        self._looking = asyncio.create_task(self._look_while_seen())
+        self._work.add(self._looking)
+        self._looking.add_done_callback(self._work.discard)
+
+    async def _look_while_seen(self) -> None:
+        self._again = True
+        while self._again:
+            self._again = False
+            try:
+                await self.deliver()
+            except Exception:  # e.g. the disk is full: the poll tries again
+                log.exception("sending the notices failed; trying again later")
+                return
 
     def on_command(self, message: Incoming) -> None:
         """A command came in: its sender may be an owner with notices waiting."""
@@ -109,8 +144,8 @@ class NoticeDesk:
 
         self._spawn(mark())
 
-    def _spawn(self, work: object) -> None:
-        task = asyncio.create_task(work)  # type: ignore[arg-type]
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._work.add(task)
         task.add_done_callback(self._work.discard)
 

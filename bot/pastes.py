@@ -17,7 +17,7 @@ played, and the player told how many lines were joined.  A piece that
 itself reached the limit and had no continuation leaves the end uncertain:
 the program is refused with the reason and the way to send a long one.
 
-May import: bot.intake's Incoming (by duck typing), nothing else of the bot.
+May import: nothing of the bot or the hill (a message is any object with .text).
 """
 
 from __future__ import annotations

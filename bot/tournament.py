@@ -1,5 +1,6 @@
 """The hill's tournaments in the bot: the host that plays them in the
-background (`!bfjoust-tournament` is bot/commands/tournament.py).
+background, and its progress in one line (`!bfjoust-tournament` is
+bot/commands/tournament.py).
 
 `TournamentHost` plays one tournament at a time (hill.writers.tournaments)
 in a thread of its own: unfinished ones first, oldest first, when the bot
@@ -21,16 +22,16 @@ import asyncio
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-from bot.commands.tournament import progress_text
 from bot.worker import BackgroundWorker
 from hill.config import Settings
-from hill.engine import batches
-from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor, Pair, Played
+from hill.engine import Pair, Played, batches
+from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor
 from hill.errors import Cancelled, Stopped, TournamentError
 from hill.play.cluster import executor_for
 from hill.rules.contests import contest_of_pool
-from hill.store.records import TournamentView, tournament
+from hill.store.records import TournamentSummary, TournamentView, tournament
 from hill.store.requests import RequestBook
+from hill.web.urls import Urls
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 
@@ -152,3 +153,22 @@ class TournamentHost(BackgroundWorker):
         with executor_for(self.scheduler, self._local) as inner:
             jousts = Arena(YieldingExecutor(inner, self.checkpoint))
             self.service.prepare(tournament_id, jousts, self.checkpoint).run(progress)
+
+
+def progress_text(s: TournamentSummary, site: str) -> str:
+    """A tournament in one line, for IRC (`site`: the web report's URL)."""
+    what = f"Tournament #{s.id}, {s.format} over {s.pool} ({s.entrants} entrants)"
+    link = Urls(site=site).tournament(s.id)
+    if s.cancelled:
+        leader = f"; leader: {s.leader}" if s.leader else ""
+        done = f"{s.matches_committed} of {s.matches_expected} matches"
+        return f"{what}: {s.ended} after {done}{leader}. {link}"
+    if s.ended is not None:
+        winner = f"; winner: {s.leader}" if s.leader else ""
+        return f"{what}: {s.ended}{winner}. {link}"
+    share = 100 * s.matches_committed // max(s.matches_expected, 1)
+    leader = f"; leader: {s.leader}" if s.leader else ""
+    return (
+        f"{what}: round {s.rounds_played}/{s.rounds_planned}, {share}% "
+        f"({s.matches_committed} of {s.matches_expected} matches){leader}. {link}"
+    )

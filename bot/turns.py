@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 
 class Waiting(Protocol):
@@ -38,8 +38,10 @@ class Waiting(Protocol):
     on_sent: Callable[[], None] | None
 
 
+W = TypeVar("W", bound=Waiting)
+
 # host -> recipient -> the recipient's messages, oldest first
-Queues = dict[str, dict[str, deque[Waiting]]]
+Queues = dict[str, dict[str, deque[W]]]
 
 
 def _lines(messages: Iterable[Waiting]) -> int:
@@ -81,7 +83,7 @@ class Turns:
             self._shortest = not self._shortest
         self.jumped = jumped
 
-    def next(self, queues: Queues) -> tuple[str, str]:
+    def next(self, queues: Queues[Any]) -> tuple[str, str]:
         """The host and the recipient whose turn it is (`queues` not empty)."""
         if self._shortest:
             return _shortest(queues)
@@ -89,7 +91,7 @@ class Turns:
         return host, min(queues[host], key=lambda r: self._since.get(("to", r), 0.0))
 
 
-def _shortest(queues: Queues) -> tuple[str, str]:
+def _shortest(queues: Queues[Any]) -> tuple[str, str]:
     """The host and the recipient with the fewest lines waiting, the newest
     first (`queues` not empty)."""
     return min(
@@ -98,7 +100,7 @@ def _shortest(queues: Queues) -> tuple[str, str]:
     )
 
 
-def giving_way(queues: Queues, host: str | None, wanted: int, newcomer: str) -> Waiting | None:
+def giving_way(queues: Queues[W], host: str | None, wanted: int, newcomer: str) -> W | None:
     """The message that gives way to `newcomer`'s, who would have `wanted`
     lines waiting: on `host` (else on the host with the most lines), of the
     recipient with the most lines waiting, `wanted` at least, the oldest

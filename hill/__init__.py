@@ -25,7 +25,8 @@ and at the top, what everything may use: errors (every exception, one tree),
 config (the settings), layout (the data folder), threads (threads and a
 cache for asyncio), faults (crash points for the tests), logs.  bot/ sits
 above them all.  The pure packages (rules, ladder, tournaments, analytics)
-import no I/O library at any depth.
+import no I/O library at any depth, the standard library's included (os,
+files, processes, sockets, asyncio, logging).
 """
 
 import os

@@ -9,6 +9,7 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       hill-repo-diverged.git/  histories set aside (disagreeing with the database), never served
       ircd/          the local IRC server of `make run`, when the bot starts one
       logs/          bot.log, web.log and access.log (the web's requests), rotated (hill.logs)
+      irc-heard.json the last moment the bot was known to listen (bot.absence)
       admin-secret   the admin's secret on `make run`'s server, unless [irc] admin_secret says one
 """
 
@@ -23,6 +24,7 @@ REPOSITORY = "hill-repo"
 IRCD = "ircd"
 BOT_STATUS = "bot-status.json"
 ADMIN_SECRET = "admin-secret"
+HEARD = "irc-heard.json"
 
 
 @dataclass(frozen=True)
@@ -54,3 +56,7 @@ class DataFolder:
     @property
     def admin_secret(self) -> Path:
         return self.root / ADMIN_SECRET
+
+    @property
+    def heard(self) -> Path:
+        return self.root / HEARD

@@ -49,7 +49,7 @@ def configure_logging(
     """Lines on stderr (on a terminal, the web's routine requests left out:
     they are in the access log), and with `folder` (the data folder) in
     `folder/logs/NAME.log` and, for the web, `folder/logs/access.log`."""
-    shared = [
+    shared: list[structlog.typing.Processor] = [
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -79,10 +79,10 @@ def configure_logging(
             logs.mkdir(parents=True, exist_ok=True)
             files = {f"{name}.log": lambda r: not _is_access(r), "access.log": _is_access}
             for file_name, accept in files.items():
-                handler = _LogFile(logs / file_name, maxBytes=LOG_BYTES, backupCount=LOG_FILES)
-                handler.setFormatter(formatter)
-                handler.addFilter(_only(accept))
-                handlers.append(handler)
+                log_file = _LogFile(logs / file_name, maxBytes=LOG_BYTES, backupCount=LOG_FILES)
+                log_file.setFormatter(formatter)
+                log_file.addFilter(_only(accept))
+                handlers.append(log_file)
         except OSError as error:  # a read-only or full disk: the terminal still has it all
             print(f"no log files in {logs}: {error}", file=sys.stderr)
     root = logging.getLogger()

@@ -15,3 +15,14 @@ def reference_names() -> list[str]:
 @pytest.fixture(scope="session")
 def reference_results() -> list[str]:
     return (REFERENCE / "results.txt").read_text().splitlines()
+
+
+# the fixtures that start something, and the marker a test using one gets
+# (directly or through another fixture): `make test-fast` leaves them out
+STARTS = {"ngircd": "irc", "browser": "browser", "phone": "browser", "cluster": "cluster"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in sorted(set(getattr(item, "fixturenames", ())) & STARTS.keys()):
+            item.add_marker(STARTS[fixture])

@@ -1,14 +1,19 @@
 """The floor plan, kept honest: the import contracts of pyproject.toml
-(import-linter), the pure packages in a fresh process, no package cycle,
-a small top of hill/, small classes, every package saying what it holds,
-and `bfjoust joust` loading the engine alone."""
+(import-linter), the pure packages in a fresh process, no import cycle
+between files (nor between packages), a small top of hill/, small classes,
+every package saying what it holds and what it may import (checked against
+the import graph), and `bfjoust joust` loading the engine alone."""
 
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.metadata
+import re
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 import grimp
@@ -16,6 +21,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HILL = ROOT / "hill"
+BOT = ROOT / "bot"
+# what every package may use without saying so (hill/__init__.py): the base modules
+BASE = ("hill.errors", "hill.config", "hill.layout", "hill.threads", "hill.faults", "hill.logs")
 PURE = ("hill.rules", "hill.ladder", "hill.tournaments", "hill.analytics")
 IO_LIBRARIES = ("sqlalchemy", "alembic", "aiohttp", "git", "dask", "distributed", "irc", "jinja2")
 MAX_TOP_MODULES = 8
@@ -83,6 +91,201 @@ def test_no_package_cycle_inside_hill() -> None:
                     seen.add(following)
                     stack.append((following, (*path, following)))
     assert cycles == []
+
+
+# --- the file-level import graph: every import statement counts ---------
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def build_graph(*packages: str) -> grimp.ImportGraph:
+    """grimp's graph, as import-linter builds it: every import statement
+    counts, those under `if TYPE_CHECKING:` and inside functions included;
+    the outside modules as their top-level names."""
+    return grimp.build_graph(*packages, include_external_packages=True, cache_dir=None)
+
+
+@functools.cache
+def import_graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """The files' imports of hill/ and bot/: (module -> the project's modules
+    it imports, module -> the outside modules it imports)."""
+    graph = build_graph("hill", "bot")
+    ours = {m for m in graph.modules if m.split(".")[0] in ("hill", "bot")}
+    inside: dict[str, set[str]] = {}
+    outside: dict[str, set[str]] = {}
+    for module in ours:
+        imported = graph.find_modules_directly_imported_by(module)
+        # less itself: grimp reads `from hill.engine import _engine` (compiled) as hill.engine
+        inside[module] = (imported & ours) - {module}
+        outside[module] = {m.split(".")[0] for m in imported - ours}
+    return inside, outside
+
+
+def find_cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of `graph` (Tarjan),
+    as the list of its modules, the first repeated at the end."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for following in sorted(graph.get(node, ())):
+            if following not in index:
+                visit(following)
+                low[node] = min(low[node], low[following])
+            elif following in on_stack:
+                low[node] = min(low[node], index[following])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph.get(node, ()):
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    cycles = []
+    for group in groups:
+        start = min(group)
+        # the shortest way back to `start` inside its group (breadth first)
+        came_from: dict[str, str] = {}
+        frontier = [start]
+        while start not in came_from:
+            following_frontier = []
+            for node in frontier:
+                for following in sorted(graph.get(node, set()) & group):
+                    if following not in came_from:
+                        came_from[following] = node
+                        following_frontier.append(following)
+            frontier = following_frontier
+        path = [start]
+        while len(path) == 1 or path[-1] != start:
+            path.append(came_from[path[-1]])
+        cycles.append(path[::-1])
+    return cycles
+
+
+def test_no_import_cycle_between_files() -> None:
+    """Not even through imports for type hints (under TYPE_CHECKING) or
+    inside functions: a cycle is fixed by moving the shared piece down."""
+    inside, _ = import_graph()
+    assert [" -> ".join(cycle) for cycle in find_cycles(inside)] == []
+
+
+def test_the_cycle_finder_names_each_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"a"}}
+    assert find_cycles(graph) == [["a", "b", "c", "a"], ["e", "e"]]
+
+
+def test_the_graph_counts_every_import_statement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "sample"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from sample.b import B\n"
+        "def later():\n    import sample.c\n"
+    )
+    (package / "b.py").write_text("from sample import a\nclass B: ...\n")
+    (package / "c.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    graph = build_graph("sample")
+    assert graph.find_modules_directly_imported_by("sample.a") >= {"sample.b", "sample.c"}
+    edges = {m: graph.find_modules_directly_imported_by(m) & graph.modules for m in graph.modules}
+    assert find_cycles(edges) == [["sample.a", "sample.b", "sample.a"]]
+
+
+# --- each package's "May import:" line, against the graph ----------------
+
+
+def part_of(module: str) -> str:
+    """The package a module belongs to (hill's subpackage, or bot), or the
+    module itself at the top of hill/."""
+    parts = module.split(".")
+    return "bot" if parts[0] == "bot" else ".".join(parts[:2])
+
+
+def distribution_names() -> dict[str, set[str]]:
+    """An importable name's distributions, lower case (git: gitpython)."""
+    return {
+        name: {d.lower() for d in found}
+        for name, found in importlib.metadata.packages_distributions().items()
+    }
+
+
+def may_import(init: Path) -> str:
+    """The first sentence after "May import:" in a package's docstring."""
+    docstring = ast.get_docstring(ast.parse(init.read_text())) or ""
+    found = re.search(r"May import:?\s(.*?)\.(?:\s|$)", docstring, re.DOTALL)
+    assert found, f"{init.relative_to(ROOT)} says nothing of what it may import"
+    return " ".join(found.group(1).split())
+
+
+def named_in(sentence: str) -> set[str]:
+    """The packages and libraries a "May import:" sentence names."""
+    words = set(re.findall(r"[A-Za-z_][\w.-]*[\w]", sentence))
+    return {w.lower() for w in words} | {part_of(w) for w in words if w.startswith("hill.")}
+
+
+def imports_of_parts() -> dict[str, set[str]]:
+    """Each package's imports: the project's other packages (the base
+    modules aside) and the outside libraries (the standard library aside)."""
+    inside, outside = import_graph()
+    parts: dict[str, set[str]] = defaultdict(set)
+    for module in inside:
+        part = part_of(module)
+        parts[part] |= {part_of(m) for m in inside[module]} - {part, *BASE}
+        parts[part] |= outside[module] - set(sys.stdlib_module_names) - {"__future__"}
+    return parts
+
+
+PACKAGES = sorted(
+    [init.parent for init in HILL.glob("*/__init__.py") if init.parent.name != "starters"] + [BOT]
+)
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
+def test_each_package_says_truly_what_it_may_import(package: Path) -> None:
+    """The first sentence after "May import:" names every package (hill.store,
+    bot) and library (numpy, or its distribution's name: GitPython) the
+    package's files import, and nothing it does not (the base modules,
+    hill/__init__.py's "what everything may use", go unsaid)."""
+    part = module_name(package / "__init__.py")
+    sentence = may_import(package / "__init__.py")
+    named = named_in(sentence)
+    distributions = distribution_names()
+
+    def said(name: str) -> bool:
+        return name.lower() in named or bool(distributions.get(name, set()) & named)
+
+    imports = imports_of_parts()[part]
+    unsaid = sorted(name for name in imports if not said(name))
+    assert unsaid == [], f"{part} imports {unsaid}, which its May import line does not name"
+    stale = sorted(
+        n for n in named if n.startswith(("hill.", "bot")) and n not in {*imports, *BASE}
+    )
+    assert stale == [], f"{part}'s May import line names {stale}, which it never imports"
+
+
+def test_the_may_import_check_reads_names_and_distributions() -> None:
+    sentence = "hill.store (its read side), hill.rules.names, GitPython, numpy"
+    assert named_in(sentence) >= {"hill.store", "hill.rules", "gitpython", "numpy"}
+    assert "gitpython" in distribution_names()["git"]
 
 
 def test_few_plain_modules_at_the_top_of_hill() -> None:

@@ -32,11 +32,11 @@ def test_the_lower_hash_sits_on_the_left() -> None:
 def test_results_read_from_either_side() -> None:
     results = arena.Results()
     # "a" (left) wins the first two battles against "b" and loses the third
-    results.add([arena.Played(("a", "b"), result(1, 1, -1))])
+    results.add([engine.Played(("a", "b"), result(1, 1, -1))])
     assert results.between("a", "b")[:4].tolist() == [1, 1, -1, 0]
     assert results.between("b", "a")[:4].tolist() == [-1, -1, 1, 0]
     assert results.missing(["a", "b", "c"]) == [("a", "c"), ("b", "c")]
-    results.add([arena.Played(("a", "c"), result(-1)), arena.Played(("b", "c"), result())])
+    results.add([engine.Played(("a", "c"), result(-1)), engine.Played(("b", "c"), result())])
     matrix = results.matrix(["b", "c", "a"])
     assert matrix.shape == (3, 3, 42)
     assert matrix.sum(axis=2).tolist() == [[0, 0, -1], [0, 0, 1], [1, -1, 0]]

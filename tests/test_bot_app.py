@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from support.botharness import RUSH, run
@@ -20,6 +21,7 @@ from bot.text import split_text, text_budget
 from bot.throttle import RateLimiter
 
 
+@pytest.mark.irc  # `make run`'s IRC server, and the bot as a subprocess
 def test_bfjoust_bot_with_a_local_ircd(tmp_path) -> None:
     port, web_port = free_port(), free_port()
     config = tmp_path / "config.toml"

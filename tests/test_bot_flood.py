@@ -30,12 +30,20 @@ from support.botharness import (
 from support.ircclient import IrcTestClient
 from support.ircservers import Inspircd, start_inspircd
 
+from bot.app import HillBot
 from bot.backlog import MAX_PER_HOST
 from hill.writers.hill import Hill
 
+pytestmark = [pytest.mark.irc, pytest.mark.slow]  # InspIRCd, and floods of minutes
+
 FLOOD = 1000  # lines in one write
-GOAL = 3.0  # seconds: every probe should be answered within this
-BOUND = 8.0  # what the test asserts: the goal with room for a loaded machine
+GOAL = 3.0  # seconds: every probe should be answered within this (printed)
+# what the test asserts: every probe answered within this many of the bot's
+# lines, its own answer included (at a line a second, about the 8 s it
+# allowed; 6 at most measured, behind 200 clients' help): a loaded machine
+# stretches the seconds, not the turns
+BOUND = 10
+REPLY_GUARD = 60.0  # seconds: no answer by then is none (a failure guard, not a goal)
 PROBES = 15
 PROBE_EVERY = 1.0  # seconds between probes (within the prober's own command rate)
 
@@ -47,27 +55,49 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspircd]:
     server.stop()
 
 
+Waits = list[tuple[float, int]]  # each answer's wait: seconds, and the bot's lines
+
+
 async def _probe(
-    prober: IrcTestClient, bot: str, targets: list[str], probes: int = PROBES
-) -> list[float]:
-    """Seconds from each `!bfjoust-rank` to its answer, asked in turn in
+    prober: IrcTestClient,
+    hillbot: HillBot,
+    targets: list[str],
+    probes: int = PROBES,
+) -> Waits:
+    """The wait from each `!bfjoust-rank` to its answer, asked in turn in
     each of `targets` (a channel, or the bot in private)."""
-    latencies = []
+    waits = []
     for i in range(probes):
-        started = time.monotonic()
+        wait = _Wait(hillbot)
         prober.say(targets[i % len(targets)], "!bfjoust-rank ann.rush")
-        await prober.reply(bot, "ann.rush: rank", timeout=60)
-        latencies.append(time.monotonic() - started)
+        await prober.reply(hillbot.client.nick, "ann.rush: rank", timeout=REPLY_GUARD)
+        waits.append(wait.over())
         await asyncio.sleep(PROBE_EVERY)
-    return latencies
+    return waits
 
 
-def _figures(what: str, latencies: list[float]) -> str:
+class _Wait:
+    """A wait from now: in seconds, and in the lines the bot sends meanwhile."""
+
+    def __init__(self, hillbot: HillBot) -> None:
+        self.backlog = hillbot.client.outbox.backlog
+        self.started, self.lines = time.monotonic(), self.backlog.sent
+
+    def over(self) -> tuple[float, int]:
+        return time.monotonic() - self.started, self.backlog.sent - self.lines
+
+
+def _figures(what: str, waits: Waits) -> str:
+    seconds = [s for s, _ in waits]
     return (
-        f"{what}: {len(latencies)} probes answered in "
-        f"max {max(latencies):.2f} s, median {statistics.median(latencies):.2f} s "
-        f"({', '.join(f'{x:.2f}' for x in latencies)})"
+        f"{what}: {len(waits)} probes answered in "
+        f"max {max(seconds):.2f} s, median {statistics.median(seconds):.2f} s "
+        f"({', '.join(f'{s:.2f} s/{n}' for s, n in waits)} lines)"
     )
+
+
+def _most_lines(waits: Waits) -> int:
+    return max(lines for _, lines in waits)
 
 
 def test_a_flood_delays_no_one_else(server: Inspircd, tmp_path) -> None:
@@ -89,7 +119,7 @@ def test_a_flood_delays_no_one_else(server: Inspircd, tmp_path) -> None:
             flooder.send(
                 "\r\n".join(f"PRIVMSG {CHANNEL} :!bfjoust w{i} {RUSH}" for i in range(FLOOD))
             )
-            submissions = await _probe(prober, nick, [CHANNEL, nick])
+            submissions = await _probe(prober, hillbot, [CHANNEL, nick])
             print(_figures("during a flood of submissions", submissions))
             answers = [m.text for m in flooder.lines if m.nick == nick]
             assert sum(a.startswith("flooder: New program flooder.w") for a in answers) == 3
@@ -108,15 +138,15 @@ def test_a_flood_delays_no_one_else(server: Inspircd, tmp_path) -> None:
             flooder.send(
                 "\r\n".join(f"PRIVMSG {nick} :{commands[i % len(commands)]}" for i in range(FLOOD))
             )
-            cheap = await _probe(prober, nick, [nick, CHANNEL])
+            cheap = await _probe(prober, hillbot, [nick, CHANNEL])
             print(_figures("during a flood of cheap commands", cheap))
             later = [m for m in flooder.lines if m.nick == nick and m.params[0] == "flooder"]
             assert 0 < len(later) <= 20  # the gate's burst, not a thousand answers
 
             assert hillbot.client.connections == 1 and hillbot.client.ready
-            slow = [x for x in submissions + cheap if x > GOAL]
+            slow = [s for s, _ in submissions + cheap if s > GOAL]
             print(f"probes over the {GOAL:.0f} s goal: {len(slow)}")
-            assert max(submissions + cheap) < BOUND
+            assert _most_lines(submissions + cheap) <= BOUND
 
     run(scenario(), timeout=180)
 
@@ -164,15 +194,16 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
                 for i, a in enumerate(attackers)
             ]
             await asyncio.sleep(WINDOW)  # the attack in full swing
-            refused, latencies = 0, []
+            refused, waits = 0, []
             for i in range(TRIES):
                 started = time.monotonic()
+                wait = _Wait(hillbot)
                 player.say(nick, f"!bfjoust-test mine{i} {RUSH}")
                 try:
-                    answer = await player.reply(nick, timeout=2 * BOUND)
+                    answer = await player.reply(nick, timeout=REPLY_GUARD)
                 except TimeoutError:  # refused without a word: told so before
                     answer = ""
-                latencies.append(time.monotonic() - started)
+                waits.append(wait.over())
                 refused += "test only" not in answer
                 await asyncio.sleep(max(0.0, started + PLAYER_EVERY - time.monotonic()))
             sent = sum(await asyncio.gather(*attacks))
@@ -180,10 +211,10 @@ def test_one_host_with_many_idents_leaves_room_for_others(server: Inspircd, tmp_
             print(
                 f"{IDENTS} idents of one host sent {sent} submissions, {taken} taken; "
                 f"the player on another host: refused {refused} of {TRIES}; "
-                + _figures("answers", latencies)
+                + _figures("answers", waits)
             )
             assert refused == 0
-            assert max(latencies) < BOUND
+            assert _most_lines(waits) <= BOUND
             assert hillbot.client.connections == 1
 
     run(scenario(), timeout=180)
@@ -224,14 +255,14 @@ def test_a_burst_of_new_clients_delays_no_one(server: Inspircd, tmp_path, same_h
                 )
             for client in crowd:
                 client.say(nick, "!bfjoust-help")
-            latencies = await _probe(prober, nick, [CHANNEL, nick], probes=8)
+            waits = await _probe(prober, hillbot, [CHANNEL, nick], probes=8)
             where = "the same host" if same_host else "another host"
             helped = sum(1 for c in crowd for m in c.lines if m.nick == nick)
             print(
-                _figures(f"{BURST} new clients ask for help; a player on {where}", latencies)
+                _figures(f"{BURST} new clients ask for help; a player on {where}", waits)
                 + f"; the crowd got {helped} lines meanwhile, {len(hillbot.client.outbox)} wait"
             )
-            assert max(latencies) < BOUND
+            assert _most_lines(waits) <= BOUND
             assert helped > 0 and len(hillbot.client.outbox) <= MAX_PER_HOST  # served, and capped
             assert hillbot.client.connections == 1
 
@@ -239,9 +270,12 @@ def test_a_burst_of_new_clients_delays_no_one(server: Inspircd, tmp_path, same_h
 
 
 BACKLOG = 600  # lines waiting when the drain starts
-# seconds the drain is watched (about 40 of the lines at 1 a second); with
-# BFJOUST_DRAIN_ALL=1 in the environment, the whole backlog (about 11 minutes)
-WATCH = 45.0
+# lines the drain is watched for (about 40 s at a line a second): a third
+# of them before the connection is lost, a third more before the bot's nick
+# is free; with BFJOUST_DRAIN_ALL=1 in the environment, the whole backlog
+# (about 11 minutes)
+WATCHED = 40
+GUARD = 60.0  # seconds any one step may take before the test fails (not a goal)
 
 
 def test_a_backlog_drains_without_excess_flood(server: Inspircd, tmp_path) -> None:
@@ -269,19 +303,24 @@ def test_a_backlog_drains_without_excess_flood(server: Inspircd, tmp_path) -> No
             assert client.nick != "drainer"  # held: the bot asks (ISON) every 15 s
             watcher = await IrcTestClient("watcher").connect(server.player_port)
             await watcher.join(CHANNEL)
-            started = time.monotonic()
+            backlog = client.outbox.backlog
+            started, first = time.monotonic(), backlog.sent
+
+            def drained(lines: int) -> bool:
+                return backlog.sent - first >= lines
+
             for i in range(BACKLOG):
                 client.say(CHANNEL, f"line {i} " + "x" * 200, recipient=f"player{i % 40}")
-            await asyncio.sleep(WATCH / 3)
+            await wait_until(lambda: drained(WATCHED // 3), timeout=GUARD)
             client.connection.disconnect("lost")  # the queue waits for the next connection
-            await wait_until(lambda: client.ready and client.connections == 2, timeout=30)
-            await asyncio.sleep(WATCH / 3)
+            await wait_until(lambda: client.ready and client.connections == 2, timeout=GUARD)
+            await wait_until(lambda: drained(2 * WATCHED // 3), timeout=GUARD)
             await squatter.close()  # the nick is free: the bot takes it back
-            await wait_until(lambda: client.nick == "drainer", timeout=WATCH)
+            await wait_until(lambda: client.nick == "drainer", timeout=GUARD)
             if drain_all:
                 await wait_until(lambda: not len(client.outbox), timeout=2 * BACKLOG)
             else:
-                await asyncio.sleep(max(0.0, started + WATCH - time.monotonic()))
+                await wait_until(lambda: drained(WATCHED), timeout=GUARD)
             took = time.monotonic() - started
             sent = BACKLOG - len(client.outbox)
             await wait_until(
@@ -296,4 +335,4 @@ def test_a_backlog_drains_without_excess_flood(server: Inspircd, tmp_path) -> No
             )
             assert floods == 0 and client.connections == 2
 
-    run(scenario(), timeout=4 * BACKLOG if drain_all else 180)
+    run(scenario(), timeout=4 * BACKLOG if drain_all else 240)

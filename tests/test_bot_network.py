@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from aiohttp import web
 from support import ircservers
 from support.botharness import (
@@ -32,6 +33,7 @@ WARRIORS = REFERENCE / "warriors"
 SLOW = (WARRIORS / "esohill-20241026" / "ais523.margins3.bfjoust").read_bytes()
 
 
+@pytest.mark.irc  # an ngircd of its own, restarted
 def test_a_server_restart_during_a_joust_loses_no_result(tmp_path) -> None:
     """The result of a joust that ends while the server is down is delivered
     once the bot is back: the player only sees it on the new connection."""

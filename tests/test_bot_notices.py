@@ -98,3 +98,26 @@ def test_an_owner_away_is_told_on_their_next_command_even_after_a_restart(
             assert sum(told(m) for m in carol.lines) == 1
 
     run(come_back())
+
+
+def test_an_owner_waiting_since_before_a_restart_is_told_as_the_bot_joins(
+    ngircd: Ngircd, tmp_path: Path, monkeypatch
+) -> None:
+    """Pushed off while the bot was away, carol (in the channel all along)
+    was told 29-38 s after it came back: at its next poll (issue 32.3).  The
+    bot now looks as it sees her in the channel; the poll is set an hour off
+    here, so only that can tell her."""
+    import bot.notices
+
+    monkeypatch.setattr(bot.notices, "POLL_SECONDS", 3600.0)
+    settings, hill = small_hill(tmp_path, ngircd.port)
+    hill.challenge("bob", "trail", TRAIL.encode())  # while no bot runs: carol.idle leaves
+
+    async def scenario() -> None:
+        carol = await IrcTestClient("carol").connect(ngircd.port)
+        await carol.join(CHANNEL)
+        async with running_bot(settings, hill) as bot:
+            notice = await carol.expect(lambda m: m.nick == bot.client.nick and told(m), 20)
+            assert "was pushed off the hill by bob.trail" in notice.text
+
+    run(scenario())

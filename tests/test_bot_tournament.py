@@ -23,8 +23,8 @@ from support.botharness import (
 )
 from support.ladderhill import archive_hill
 
-from bot.commands.tournament import progress_text
 from bot.ircd import Ngircd
+from bot.tournament import progress_text
 from hill.config import HillSettings
 from hill.store.records import latest, tournament
 from hill.writers.hill import Hill

@@ -475,6 +475,7 @@ def test_a_lost_history_is_rebuilt_with_the_contests_commits_as_they_were(
         rebuilt.close()
 
 
+@pytest.mark.cluster
 def test_a_contest_played_on_a_dask_cluster_gives_the_local_result(tmp_path: Path) -> None:
     cluster = DaskCluster(tmp_path).start(workers=1)
     try:

@@ -18,7 +18,7 @@ from support.reference import warrior_path
 from support.refinterp import ReferenceEngine
 
 from hill import engine
-from hill.engine import _engine, compile_program, joust
+from hill.engine import _engine, arena, compile_program, joust
 from hill.errors import ParseError
 
 Backend = ModuleType | type[ReferenceEngine]
@@ -40,7 +40,7 @@ def test_every_reference_joust_matches(
     n = len(reference_programs)
     assert n == 98 and len(reference_results) == n * n
     pairs = [(a, b) for a in reference_programs for b in reference_programs]
-    results = engine.joust_pairs(pairs)
+    results = arena.joust_pairs(pairs)
     mismatches = [
         (k // n, k % n, str(result), expected)
         for k, (result, expected) in enumerate(zip(results, reference_results, strict=True))
@@ -74,7 +74,7 @@ def test_self_joust_is_all_ties(reference_programs: list[engine.Program]) -> Non
 
 def test_threads_give_the_same_results(reference_programs: list[engine.Program]) -> None:
     left, opponents = reference_programs[0], reference_programs[:30]
-    assert engine.joust_many(left, opponents, jobs=2) == engine.joust_many(left, opponents, jobs=1)
+    assert arena.joust_many(left, opponents, jobs=2) == arena.joust_many(left, opponents, jobs=1)
 
 
 def test_classic_line_round_trip() -> None:
@@ -361,7 +361,7 @@ def test_statistics_leave_the_outcomes_alone(
     n = len(reference_programs)
     rng = random.Random(3)
     pairs = [tuple(rng.sample(range(n), 2)) for _ in range(40)]
-    results = engine.joust_pairs(
+    results = arena.joust_pairs(
         [(reference_programs[a], reference_programs[b]) for a, b in pairs], stats=True
     )
     for (a, b), result in zip(pairs, results, strict=True):

@@ -119,7 +119,7 @@ def test_bfjoust_hill_stats_replays_an_old_hill(tmp_path: Path) -> None:
 
 
 def test_a_dask_batch_carries_the_statistics() -> None:
-    codes = {arena.code_hash(code): code for _, code in programs()}
+    codes = {engine.code_hash(code): code for _, code in programs()}
     hashes = sorted(codes)
     pairs = [(hashes[0], hashes[1]), (hashes[2], hashes[3])]
     with_stats = unpack_batch(joust_batch(pairs, True, codes), len(pairs))

@@ -17,6 +17,7 @@ from hill.engine import JoustResult, arena
 from hill.engine.varied import reference_outcomes
 from hill.ladder import estimate, ladder, pairing, seeding
 from hill.ladder.ratings import MIN_SPREAD, Games, Posterior, fit
+from hill.play.ladder import arena_player
 from hill.rules import scoring
 
 
@@ -221,7 +222,7 @@ def test_a_giant_killer_is_expected_to_beat_the_strong_program_it_has_not_met(
 def test_with_every_pair_played_the_estimate_is_markov() -> None:
     r, programs = reference_pool(WIKI)
     pool = ladder.Ladder(len(WIKI))
-    result = ladder.run(pool, ladder.arena_player(arena.Arena(), programs), 10_000, seed=1)
+    result = ladder.run(pool, arena_player(arena.Arena(), programs), 10_000, seed=1)
     assert pool.played == len(WIKI) * (len(WIKI) - 1) // 2
     # the jousts played are the reference ones, and markov is the round robin's
     record = pool.record()
@@ -234,9 +235,7 @@ def test_with_every_pair_played_the_estimate_is_markov() -> None:
 def test_a_budget_plays_that_many_distinct_pairs() -> None:
     _, programs = reference_pool(WIKI)
     pool = ladder.Ladder(len(WIKI))
-    ladder.run(
-        pool, ladder.arena_player(arena.Arena(), programs), ladder.budget_jousts(11, 0.3), seed=2
-    )
+    ladder.run(pool, arena_player(arena.Arena(), programs), ladder.budget_jousts(11, 0.3), seed=2)
     assert pool.played == 16  # 30% of 55 pairs, rounded down
     assert len({frozenset(p) for p in pool.record().pairs.tolist()}) == pool.played
     with pytest.raises(ValueError, match="within"):

@@ -27,6 +27,8 @@ from support.ircclient import IrcTestClient
 import bot.ircd
 from bot.ircd import CappedLog, free_port, launch_keeper, listening, stop_keeper
 
+pytestmark = pytest.mark.irc  # `make run`'s own IRC server
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 CHANNEL = "#local"
 

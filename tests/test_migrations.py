@@ -105,11 +105,11 @@ def test_a_0002_hill_is_upgraded_and_reads_as_before(data: Path) -> None:
 class CountingExecutor(arena.LocalExecutor):
     """The local executor, noting the jousts it plays."""
 
-    played: list[arena.Pair] = []  # noqa: RUF012 - replaced, never changed in place
+    played: list[engine.Pair] = []  # noqa: RUF012 - replaced, never changed in place
 
     def __call__(
-        self, pairs: Sequence[arena.Pair], code_of: arena.CodeOf
-    ) -> Iterator[arena.Played]:
+        self, pairs: Sequence[engine.Pair], code_of: arena.CodeOf
+    ) -> Iterator[engine.Played]:
         self.played = [*self.played, *pairs]
         return super().__call__(pairs, code_of)
 
@@ -126,10 +126,10 @@ def test_an_upgraded_hill_plays_only_new_jousts(data: Path) -> None:
     # a new program plays the five others, each code once: two share theirs
     poke = (REFERENCE / "warriors" / "wiki" / "poke.bfjoust").read_bytes() + b"."
     report = hill.challenge("gina", "poke2", poke)
-    opponents = {e.program.code_hash for e in report.standings.entries} - {arena.code_hash(poke)}
+    opponents = {e.program.code_hash for e in report.standings.entries} - {engine.code_hash(poke)}
     assert report.standings.size == 6 and len(opponents) == 4
     assert sorted(executor.played) == sorted(
-        arena.oriented(arena.code_hash(poke), h)[0] for h in opponents
+        arena.oriented(engine.code_hash(poke), h)[0] for h in opponents
     )
     after = new_jousts(hill)
     assert len(after) == len(before) + 4 and after.items() >= before.items()

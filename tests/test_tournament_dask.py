@@ -20,6 +20,7 @@ from support.daskcluster import DaskCluster
 from support.reference import REFERENCE
 from support.statefile import count_matches
 
+from hill import engine
 from hill.engine import arena
 from hill.engine.arena import Arena
 from hill.errors import TournamentError
@@ -27,7 +28,10 @@ from hill.play.cluster import DaskExecutor
 from hill.play.tournament import Tournament
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import rules_of
 from hill.tournaments.round_robin import ROUND_ROBIN
+
+pytestmark = pytest.mark.cluster  # every test starts a Dask cluster
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +49,7 @@ def reference(count: int, start: int = 0) -> dict[str, bytes]:
 
 
 def test_cluster_jousts_equal_local_ones(cluster: DaskCluster) -> None:
-    code = {arena.code_hash(c): c for c in reference(25, start=30).values()}
+    code = {engine.code_hash(c): c for c in reference(25, start=30).values()}
     pairs = list(itertools.permutations(code, 2))  # both sides of every pair
     local_executor = arena.LocalExecutor(arena.ProgramCache(), jobs=2)
     local = {pair: (r.outcomes, r.game_cycles) for pair, r in local_executor(pairs, code.get)}
@@ -152,8 +156,8 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
                 remote.run(kill_worker2_while_busy)
     finally:
         cluster.stop()
-    print(f"worker2 killed after {killed} of {plan.expected_matches()} matches")
-    assert killed and killed[0] < plan.expected_matches()  # killed mid-run
+    print(f"worker2 killed after {killed} of {rules_of(plan).expected_matches(plan)} matches")
+    assert killed and killed[0] < rules_of(plan).expected_matches(plan)  # killed mid-run
     assert cluster.workers["worker2"].returncode == -9
     assert remote.to_json() == local.to_json()
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator, Sequence
 import pytest
 from support.reference import REFERENCE
 
-from hill.engine.arena import Arena, CodeOf, LocalExecutor, Pair, Played, ProgramCache
+from hill.engine import Pair, Played
+from hill.engine.arena import Arena, CodeOf, LocalExecutor, ProgramCache
 from hill.errors import LedgerError
 from hill.play.tournament import Tournament
 from hill.tournaments.ledger import Ledger, MatchStatus, MemoryStore

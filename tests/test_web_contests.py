@@ -32,7 +32,7 @@ from support.webhill import (
     reference_programs,
 )
 
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.rules.requests import RequestKind
 from hill.store.requests import RequestBook
 from hill.writers.hill import Hill, play_request

@@ -22,7 +22,7 @@ from support.reference import warrior_path
 from support.webhill import WebProcess, chromium, get, git
 
 from hill.config import HillSettings, WebSettings
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.store.queries import HillQueries
 from hill.web.server import SECURITY_HEADERS, create_app
 

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from support import ircservers
 from support.webbot import family, web_bot, web_up
 from support.webhill import build_hill, reference_programs
@@ -85,6 +86,7 @@ def test_the_web_process_lives_and_dies_with_the_bot(tmp_path: Path, ngircd: Ngi
         bot.stop()
 
 
+@pytest.mark.slow  # web processes started and stopped again and again
 def test_the_web_process_stops_cleanly_however_busy(tmp_path: Path) -> None:
     """Started and stopped again and again, three at once (a busy machine):
     each child ends with status 0 and says nothing on stderr.  (When the bot

@@ -18,10 +18,16 @@ import re
 
 import structlog
 
+from bot.admins import AdminLogins
 from bot.client import Incoming
-from bot.commands.base import COMMANDS, ECHOED, Command, Context, did_you_mean
+from bot.commands.base import COMMANDS, ECHOED, Command, Context, Reply, did_you_mean
+from bot.contests import ContestClock
 from bot.intake import near_prefix
+from bot.runner import Runner
+from bot.tournament import TournamentHost
+from hill.config import Settings
 from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_trouble
+from hill.writers.hill import Hill
 
 # isort: off
 # each module registers its commands, in the order -help lists them
@@ -38,8 +44,17 @@ BUSY = "busy: the queue is full; try again in a minute"
 class Commands(Context):
     """Every command of bot/commands/, dispatched by its word."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        settings: Settings,
+        hill: Hill,
+        runner: Runner,
+        reply: Reply,
+        tournaments: TournamentHost,
+        contests: ContestClock,
+        admin_logins: AdminLogins,
+    ) -> None:
+        super().__init__(settings, hill, runner, reply, tournaments, contests, admin_logins)
         self.tasks: set[asyncio.Task[None]] = set()
         self.entering: dict[asyncio.Task[None], dt.datetime] = {}  # contest entries, heard at
         self.table = {(self.irc.command + c.suffix).lower(): c for c in COMMANDS}

@@ -12,14 +12,16 @@ import asyncio
 import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from bot.admins import AdminLogins
 from bot.client import Incoming
+from bot.contests import ContestClock
 from bot.fetch import fetch_program, is_url
 from bot.identity import Sender
 from bot.runner import Runner
 from bot.throttle import RateLimiter
+from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.errors import HillError, Quiet
 from hill.rules import contests
@@ -30,10 +32,6 @@ from hill.store.state_statistics import StatisticsByState
 from hill.store.uploads import UploadLinks
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
-
-if TYPE_CHECKING:
-    from bot.contests import ContestClock
-    from bot.tournament import TournamentHost
 
 
 class Reply(Protocol):

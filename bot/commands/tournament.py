@@ -8,11 +8,11 @@ import asyncio
 
 from bot.client import Incoming
 from bot.commands.base import Context, command
+from bot.tournament import progress_text
 from hill.errors import HillError, TournamentError
 from hill.store.pools import POOLS_HELP
-from hill.store.records import TournamentSummary, latest, tournament
-from hill.tournaments.plan import FORMATS
-from hill.web.urls import Urls
+from hill.store.records import latest, tournament
+from hill.tournaments.registry import FORMATS
 
 START = f"{'|'.join(FORMATS)} POOL [all-versions]"
 CANCEL = "cancel ID"
@@ -67,22 +67,3 @@ async def cancel(bot: Context, message: Incoming, words: list[str]) -> None:
     except TournamentError as error:
         raise HillError(str(error)) from None
     bot.reply(message, progress_text(view.summary, bot.settings.web.url))
-
-
-def progress_text(s: TournamentSummary, site: str) -> str:
-    """A tournament in one line, for IRC (`site`: the web report's URL)."""
-    what = f"Tournament #{s.id}, {s.format} over {s.pool} ({s.entrants} entrants)"
-    link = Urls(site=site).tournament(s.id)
-    if s.cancelled:
-        leader = f"; leader: {s.leader}" if s.leader else ""
-        done = f"{s.matches_committed} of {s.matches_expected} matches"
-        return f"{what}: {s.ended} after {done}{leader}. {link}"
-    if s.ended is not None:
-        winner = f"; winner: {s.leader}" if s.leader else ""
-        return f"{what}: {s.ended}{winner}. {link}"
-    share = 100 * s.matches_committed // max(s.matches_expected, 1)
-    leader = f"; leader: {s.leader}" if s.leader else ""
-    return (
-        f"{what}: round {s.rounds_played}/{s.rounds_planned}, {share}% "
-        f"({s.matches_committed} of {s.matches_expected} matches){leader}. {link}"
-    )

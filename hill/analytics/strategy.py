@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Final
 
 import numpy as np
 from scipy.cluster import hierarchy
 from scipy.spatial.distance import pdist, squareform
 
-METHOD = "average"
-METRIC = "cosine"
+METHOD: Final = "average"
+METRIC: Final = "cosine"
 MAX_FAMILIES = 9
 
 
@@ -85,7 +86,9 @@ def strategy_map(features: np.ndarray) -> StrategyMap:
     drawn = hierarchy.dendrogram(
         tree, no_plot=True, color_threshold=threshold, above_threshold_color="C0"
     )
-    order = [int(i) for i in drawn["leaves"]]
+    leaves = drawn["leaves"]
+    assert leaves is not None  # always drawn: `no_plot` draws no figure only
+    order = [int(i) for i in leaves]
     position = {leaf: place for place, leaf in enumerate(order)}
     linkage = tree.copy()
     for column in (0, 1):

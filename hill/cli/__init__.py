@@ -4,14 +4,17 @@
 - `hill`: run the hill (`bfjoust hill ...`);
 - `ladder`: rank files from a fraction of their jousts, and the hill's
   all-time ladder;
-- `tournaments`, `hill_tournaments`: tournaments over files, and the hill's;
+- `tournaments`, `tournament_files`: the hill's tournaments, and those over files;
 - `contests`: the hill's contests;
 - `serve`: `bfjoust bot` and `bfjoust web`;
 - `shared`: what every command shares (the hill options, reading files).
 
 A command's module is imported only when that command runs (LazyParser), so
-`bfjoust joust` loads the engine alone.  May import anything in hill/ (and
-bot/, for `bfjoust bot`).
+`bfjoust joust` loads the engine alone.
+
+May import: every package of hill/ (hill.engine, hill.rules, hill.ladder,
+hill.tournaments, hill.play, hill.store, hill.writers, hill.web), bot (for
+`bfjoust bot`), numpy, tqdm (progress bars).
 """
 
 from __future__ import annotations

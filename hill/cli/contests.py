@@ -27,7 +27,7 @@ from hill.rules.events import iso_utc, utcnow
 from hill.rules.requests import RequestKind
 from hill.store.contests import ContestView, contest, contests
 from hill.store.requests import RequestBook
-from hill.tournaments.plan import FORMATS
+from hill.tournaments.registry import FORMATS
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -103,7 +104,8 @@ def command_trace(args: argparse.Namespace) -> None:
     print(trace.summary())
 
 
-def add_engine_commands(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+# the subcommands of `bfjoust` (whose parsers are hill.cli.LazyParser)
+def add_engine_commands(commands: argparse._SubParsersAction[Any]) -> None:
     joust = commands.add_parser("joust", help="joust two programs, print the classic line")
     joust.add_argument("left")
     joust.add_argument("right")

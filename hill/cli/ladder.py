@@ -23,6 +23,7 @@ from hill.errors import CommandError
 from hill.ladder import ladder, report
 from hill.ladder.ladder import joust_list
 from hill.ladder.report import board_json, ladder_text
+from hill.play.ladder import arena_player
 from hill.store import archive
 from hill.store.database import Database
 from hill.writers.ladder import ArchiveLadder
@@ -47,7 +48,7 @@ def command_ladder_run(args: argparse.Namespace) -> None:
     programs = load_programs(args.files)
     pool = ladder.Ladder(len(programs))
     budget = ladder.budget_jousts(pool.size, args.budget)
-    play = ladder.arena_player(arena.Arena(jobs=args.jobs, stats=False), programs)
+    play = arena_player(arena.Arena(jobs=args.jobs, stats=False), programs)
     result = ladder.run(pool, play, budget, args.seed, args.rule, args.by_cost)
     stats = ladder.ladder_statistics(pool, result)
     data = report.ladder_json(args.files, pool, result, stats)
@@ -122,7 +123,7 @@ def command_show(args: argparse.Namespace) -> None:
         queries.close()
 
 
-def add_archive_commands(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_archive_commands(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`step` and `show` beside `bfjoust ladder run`."""
     step = actions.add_parser(
         "step", help="play jousts of the hill's all-time ladder and store its standing"

@@ -20,10 +20,11 @@ from hill.play.tournament import Progress, Tournament
 from hill.store.state_file import StateFile
 from hill.tournaments.criteria import CRITERIA, parse_criteria
 from hill.tournaments.ledger import MemoryStore
-from hill.tournaments.plan import FORMATS, OPTIONS, TournamentPlan, seed_for, unread_options
+from hill.tournaments.plan import OPTIONS, TournamentPlan
+from hill.tournaments.registry import FORMATS, rules_of, seed_for, unread_options
 
 
-def add_run_command(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_run_command(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`bfjoust tournament run`."""
     run = actions.add_parser("run", help="a tournament over program files")
     run.add_argument("files", nargs="*", metavar="FILE", help="the entrants (names as given)")
@@ -146,7 +147,11 @@ def arena_for(args: argparse.Namespace, *, stats: bool = True) -> Iterator[Arena
 def progress_bar(plan: TournamentPlan) -> Iterator[Progress]:
     """A bar on stderr (a terminal) for runs longer than a second."""
     with tqdm(
-        total=plan.expected_matches(), unit="match", file=sys.stderr, delay=1, disable=None
+        total=rules_of(plan).expected_matches(plan),
+        unit="match",
+        file=sys.stderr,
+        delay=1,
+        disable=None,
     ) as bar:
 
         def progress(done: int, total: int) -> None:

@@ -16,13 +16,12 @@ May import: numpy, hill.errors, hill.threads; nothing else of the hill.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -228,6 +227,22 @@ class JoustResult:
         return classic_line(self.outcomes)
 
 
+def code_hash(code: bytes) -> str:
+    """What a program is known by: the sha256 of its code, in hex (jousts
+    are kept by it: hill.engine.arena)."""
+    return hashlib.sha256(code).hexdigest()
+
+
+Pair = tuple[str, str]  # (left hash, right hash), the left one the lower
+
+
+class Played(NamedTuple):
+    """A joust just played: its kept pair, and its result from the left's side."""
+
+    pair: Pair
+    result: JoustResult
+
+
 _SYMBOLS = {1: "<", 0: "X", -1: ">"}
 
 
@@ -272,9 +287,6 @@ def stats_json_lines(result: JoustResult) -> Iterator[str]:
         yield json.dumps(battle.to_json(), separators=(", ", ": "))
 
 
-CHUNK = 64  # jousts a thread plays per task at most
-CHUNKS_PER_THREAD = 16  # ... and about this many tasks a thread, where there are enough jousts
-
 Item = TypeVar("Item")
 
 
@@ -282,59 +294,6 @@ def batches(items: Sequence[Item], count: int, largest: int) -> list[Sequence[It
     """`items` cut in order into about `count` batches of at most `largest`."""
     size = max(1, min(largest, -(-len(items) // max(count, 1))))
     return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-def play_pairs(
-    pairs: Iterable[tuple[Program, Program]],
-    *,
-    jobs: int | None = None,
-    max_cycles: int = MAX_CYCLES,
-    stats: bool = False,
-) -> Iterator[JoustResult]:
-    """Joust many (left, right) pairs on `jobs` threads (default: every
-    core); the results come in the order of the pairs, each as soon as it
-    and those before it are done."""
-    pairs = list(pairs)
-    jobs = jobs or default_jobs()
-    if jobs <= 1 or len(pairs) <= 1:
-        yield from (joust(a, b, max_cycles=max_cycles, stats=stats) for a, b in pairs)
-        return
-
-    def play(chunk: Sequence[tuple[Program, Program]]) -> list[JoustResult]:
-        return [joust(a, b, max_cycles=max_cycles, stats=stats) for a, b in chunk]
-
-    # a task per chunk of jousts: a task per joust cost the caller's thread
-    # about as much as a short joust; many chunks a thread keep the load even
-    chunks = batches(pairs, CHUNKS_PER_THREAD * jobs, CHUNK)
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for results in pool.map(play, chunks):
-            yield from results
-
-
-def joust_pairs(
-    pairs: Iterable[tuple[Program, Program]],
-    *,
-    jobs: int | None = None,
-    max_cycles: int = MAX_CYCLES,
-    stats: bool = False,
-) -> list[JoustResult]:
-    """Joust many (left, right) pairs on `jobs` threads (default: every core)."""
-    return list(play_pairs(pairs, jobs=jobs, max_cycles=max_cycles, stats=stats))
-
-
-def joust_many(
-    left: Program,
-    opponents: Sequence[Program],
-    *,
-    jobs: int | None = None,
-    max_cycles: int = MAX_CYCLES,
-) -> list[JoustResult]:
-    """Joust one program (on the left) against each opponent, on every core."""
-    return joust_pairs(((left, o) for o in opponents), jobs=jobs, max_cycles=max_cycles)
 
 
 @dataclass(frozen=True)

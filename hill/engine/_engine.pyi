@@ -15,7 +15,7 @@ class ParseError(ValueError):
     """args: (name, offset, other_offset); name is one of PARSE_ERRORS, the
     offsets are byte offsets in the source (other_offset -1: none)."""
 
-    args: tuple[str, int, int]  # type: ignore[assignment]
+    args: tuple[str, int, int]
 
 @final
 class Program:

@@ -14,22 +14,20 @@ negate its values), so nothing is lost.
 
 from __future__ import annotations
 
-import hashlib
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import NamedTuple, Protocol
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
 
 import numpy as np
 
 from hill import engine
+from hill.engine import MAX_CYCLES, JoustResult, Pair, Played, Program, batches, code_hash, joust
 from hill.threads import LRU
 
-Pair = tuple[str, str]  # (left hash, right hash), the left one the lower
 CodeOf = Callable[[str], bytes]  # a program's code by its hash
-
-
-def code_hash(code: bytes) -> str:
-    """What a program is known by: the sha256 of its code, in hex."""
-    return hashlib.sha256(code).hexdigest()
+CHUNK = 64  # jousts a thread plays per task at most
+CHUNKS_PER_THREAD = 16  # ... and about this many tasks a thread, where there are enough jousts
 
 
 def oriented(a: str, b: str) -> tuple[Pair, int]:
@@ -43,13 +41,6 @@ def pairs_among(hashes: Iterable[str]) -> list[Pair]:
     given twice meets itself)."""
     ordered = sorted(hashes)
     return sorted({(a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :]})
-
-
-class Played(NamedTuple):
-    """A joust just played: its kept pair, and its result from the left's side."""
-
-    pair: Pair
-    result: engine.JoustResult
 
 
 class Executor(Protocol):
@@ -96,7 +87,7 @@ class LocalExecutor:
     def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
         compiled = {h: self.programs.get(h, code_of) for pair in pairs for h in pair}
         battles = ((compiled[left], compiled[right]) for left, right in pairs)
-        results = engine.play_pairs(battles, jobs=self.jobs, stats=self.stats)
+        results = play_pairs(battles, jobs=self.jobs, stats=self.stats)
         return (Played(pair, result) for pair, result in zip(pairs, results, strict=True))
 
 
@@ -150,7 +141,8 @@ class Results:
         upper = np.triu_indices(n, 1)
         if not upper[0].size:
             return wins
-        kept = [oriented(hashes[a], hashes[b]) for a, b in zip(*upper, strict=True)]
+        pairs = zip(upper[0].tolist(), upper[1].tolist(), strict=True)
+        kept = [oriented(hashes[a], hashes[b]) for a, b in pairs]
         stored = np.frombuffer(b"".join(self._outcomes[pair] for pair, _ in kept), np.uint8)
         stored = stored.reshape(len(kept), -1)
         left_wins, right_wins = (stored == 2).sum(axis=1), (stored == 0).sum(axis=1)
@@ -205,3 +197,56 @@ class Arena:
         played = list(self.play(results.missing(hashes), code_of))
         results.add(played)
         return played
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def play_pairs(
+    pairs: Iterable[tuple[Program, Program]],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+    stats: bool = False,
+) -> Iterator[JoustResult]:
+    """Joust many (left, right) pairs on `jobs` threads (default: every
+    core); the results come in the order of the pairs, each as soon as it
+    and those before it are done."""
+    pairs = list(pairs)
+    jobs = jobs or default_jobs()
+    if jobs <= 1 or len(pairs) <= 1:
+        yield from (joust(a, b, max_cycles=max_cycles, stats=stats) for a, b in pairs)
+        return
+
+    def play(chunk: Sequence[tuple[Program, Program]]) -> list[JoustResult]:
+        return [joust(a, b, max_cycles=max_cycles, stats=stats) for a, b in chunk]
+
+    # a task per chunk of jousts: a task per joust cost the caller's thread
+    # about as much as a short joust; many chunks a thread keep the load even
+    chunks = batches(pairs, CHUNKS_PER_THREAD * jobs, CHUNK)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for results in pool.map(play, chunks):
+            yield from results
+
+
+def joust_pairs(
+    pairs: Iterable[tuple[Program, Program]],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+    stats: bool = False,
+) -> list[JoustResult]:
+    """Joust many (left, right) pairs on `jobs` threads (default: every core)."""
+    return list(play_pairs(pairs, jobs=jobs, max_cycles=max_cycles, stats=stats))
+
+
+def joust_many(
+    left: Program,
+    opponents: Sequence[Program],
+    *,
+    jobs: int | None = None,
+    max_cycles: int = MAX_CYCLES,
+) -> list[JoustResult]:
+    """Joust one program (on the left) against each opponent, on every core."""
+    return joust_pairs(((left, o) for o in opponents), jobs=jobs, max_cycles=max_cycles)

@@ -8,7 +8,8 @@
   repository made from a bundle or a clone;
 - `reading`: each commit read back as the change it records (rebuilds).
 
-May import: the store (its read side and the events table), the rules
-(reports, names, what a change is), GitPython.  Only the hill's writer
+May import: hill.store (its read side and the events table), hill.rules
+(reports, names, what a change is), GitPython, SQLAlchemy (the store's
+sessions).  Only the hill's writer
 (hill.writers) opens it; the web reads commits with git itself.
 """

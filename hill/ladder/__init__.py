@@ -14,6 +14,6 @@ Everything here is pure computation over plain arrays; playing jousts is
 the Player's business.  `board`: the hill's all-time ladder as plain data
 (hill.store.archive keeps it, hill.writers.ladder plays it).
 
-May import: hill.engine (its arena, for `arena_player`), hill.rules, numpy,
+May import: hill.engine (its Python face, not the arena), hill.rules, numpy,
 scipy, threadpoolctl.  No I/O library at any depth.
 """

@@ -275,7 +275,7 @@ def _interval(
     over the pairs the model fills in, where a rating step moves b's
     expected wins against a by BATTLES s (1 - s) (s the model's share):
     G p / inflow + G 1 / lost (hill.ladder.filled.Filled.product)."""
-    if solution.slopes is None:  # a degenerate pool (hill.ladder.filled): no spread
+    if solution.slopes is None or solution.inflow is None:  # a degenerate pool: no spread
         return score, score
     inflow = np.maximum(solution.inflow, 1e-12)
     lost = np.maximum(solution.lost, 1e-12)

@@ -181,20 +181,23 @@ class Filled:
             p = scoring.markov(approx.dense(), BATTLES) / 1000
             x = np.stack([p, np.ones(n)], axis=1)
             wins, lost, slope = self.product(x, lost=True, slopes=slopes)
+            assert lost is not None  # asked for
             return Solution(p, lost, approx, wins[:, 0], slope)
         p = approx.stationary(approx.column_sums())
-        mode = lost = inflow = slope = None
+        wins, lost, _ = self.product(p, lost=True)  # the first pass's, with the battles lost
+        assert lost is not None  # asked for
+        if (lost <= 0).any():
+            return Solution(_degenerate(lost), lost, approx, None, None)
+        mode = approx.stationary(lost, p)  # W~'s own, with the exact battles lost
+        inflow: np.ndarray | None = None
+        slope = None
         for done in range(_PASSES):
-            wanted = slopes and slope is None and done > 0
-            x = np.stack([p, np.ones(n)], axis=1) if wanted else p
-            wins, columns, slope_now = self.product(x, lost=lost is None, slopes=wanted)
-            if wanted:
-                wins, slope, inflow = wins[:, 0], slope_now, wins[:, 0]
-            if lost is None:
-                lost = columns
-                if (lost <= 0).any():
-                    return Solution(_degenerate(lost), lost, approx, None, None)
-                mode = approx.stationary(lost, p)  # W~'s own, with the exact battles lost
+            if done > 0:
+                wanted = slopes and slope is None
+                x = np.stack([p, np.ones(n)], axis=1) if wanted else p
+                wins, _, slope_now = self.product(x, slopes=wanted)
+                if wanted:
+                    wins, slope, inflow = wins[:, 0], slope_now, wins[:, 0]
             step = approx.solve(lost, (wins - lost * p)[:, None], mode, _SETTLED)[:, 0]
             p = p + step
             if np.abs(step).sum() <= tolerance and (slope is not None or not slopes):

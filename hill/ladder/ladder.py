@@ -19,7 +19,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hill import engine
-from hill.engine import JoustResult, arena
+from hill.engine import JoustResult
 from hill.ladder import pairing, seeding
 from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots
 from hill.ladder.filled import Filled
@@ -310,25 +310,3 @@ def ranking(
         }
         for place, i in enumerate(result.order)
     ]
-
-
-def arena_player(jousts: arena.Arena, programs: Sequence[engine.Program]) -> Player:
-    """A Player that plays through the arena (hill.arena): each program
-    compiled once, every pair of codes played once, results turned to the
-    ladder's side.  Programs with the same code are one program there."""
-    hashes = [jousts.add(program) for program in programs]
-    code = dict(zip(hashes, (p.source for p in programs), strict=True))
-
-    def play(pairs: Sequence[tuple[int, int]]) -> Sequence[JoustResult]:
-        kept = [arena.oriented(hashes[a], hashes[b]) for a, b in pairs]
-        results = dict(jousts.play([pair for pair, _ in kept], code.__getitem__))
-        return [_from_side(results[pair], sign) for pair, sign in kept]
-
-    return play
-
-
-def _from_side(result: JoustResult, sign: int) -> JoustResult:
-    """The joust seen from the left (sign +1) or the right (-1) program's side."""
-    if sign > 0:
-        return result
-    return JoustResult(tuple(-o for o in result.outcomes), result.cycles, result.game_cycles)

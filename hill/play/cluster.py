@@ -15,14 +15,17 @@ import logging
 from collections import ChainMap
 from collections.abc import Iterator, Sequence
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from hill import engine
-from hill.engine import packing
-from hill.engine.arena import CodeOf, Executor, Pair, Played, ProgramCache
+from hill.engine import Pair, Played, packing
+from hill.engine.arena import CodeOf, Executor, ProgramCache
 from hill.errors import TournamentError
+
+if TYPE_CHECKING:  # distributed is loaded only for a cluster run
+    from distributed import Client
 
 BATCH = 256  # jousts per task at most: a task costs the scheduler about a millisecond
 RETRIES = 3  # a batch that raises is tried again this often (a lost worker's are rerun anyway)
@@ -113,7 +116,7 @@ class DaskExecutor:
         self.stats = stats  # play with the battle statistics (hill.engine.packing)
         self.batches_per_thread = batches_per_thread
         self.worker_timeout = worker_timeout  # seconds to wait for a first worker
-        self.client = None
+        self.client: Client | None = None
         # the programs' code on the cluster: dictionaries (hash -> code), one Future each
         self.scattered: list[tuple[frozenset[str], object]] = []
         self.sent: set[str] = set()
@@ -150,12 +153,13 @@ class DaskExecutor:
     def __call__(self, pairs: Sequence[Pair], code_of: CodeOf) -> Iterator[Played]:
         from distributed import as_completed
 
-        if self.client is None:
+        client = self.client
+        if client is None:
             raise RuntimeError("DaskExecutor is used inside `with`")
-        self._send_code({program for pair in pairs for program in pair}, code_of)
-        threads = max(1, sum(self.client.nthreads().values()))
+        self._send_code(client, {program for pair in pairs for program in pair}, code_of)
+        threads = max(1, sum(client.nthreads().values()))
         tasks = {
-            self.client.submit(
+            client.submit(
                 joust_batch,
                 batch,
                 self.stats,
@@ -165,7 +169,7 @@ class DaskExecutor:
             ): batch
             for batch in engine.batches(pairs, self.batches_per_thread * threads, BATCH)
         }
-        for task in as_completed(tasks, loop=self.client.loop):
+        for task in as_completed(tasks, loop=client.loop):
             batch = tasks[task]
             try:
                 results = unpack_batch(task.result(), len(batch))
@@ -175,13 +179,13 @@ class DaskExecutor:
             for pair, result in zip(batch, results, strict=True):
                 yield Played(pair, result)
 
-    def _send_code(self, programs: set[str], code_of: CodeOf) -> None:
+    def _send_code(self, client: Client, programs: set[str], code_of: CodeOf) -> None:
         """Send the code of the programs the workers lack, in one dictionary,
         to every worker."""
         new = {program: code_of(program) for program in sorted(programs - self.sent)}
         if new:
             # in a list: scatter sends the dictionary as one object, not one per item
-            (future,) = self.client.scatter([new], broadcast=True, hash=False)
+            (future,) = client.scatter([new], broadcast=True, hash=False)
             self.scattered.append((frozenset(new), future))
             self.sent |= new.keys()
 

@@ -26,7 +26,9 @@ def file_pool(paths: Sequence[str], naming: str = "path") -> dict[str, bytes]:
         raise TournamentError("the pool is empty: give the program files to play (two or more)")
     if len(paths) == 1:
         raise TournamentError(f"one entrant ({paths[0]}): a tournament needs two or more")
-    problems, programs, seen = [], {}, {}
+    problems: list[str] = []
+    programs: dict[str, bytes] = {}
+    seen: dict[tuple[int, int], str] = {}  # each file once: by device and inode
     for path in paths:
         try:
             code = Path(path).read_bytes()

@@ -13,11 +13,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
-from hill.engine import arena
-from hill.engine.arena import Arena, Pair, Played
+from hill import engine
+from hill.engine import Pair, Played, arena
+from hill.engine.arena import Arena
 from hill.tournaments.formats import Ended, Pairing
 from hill.tournaments.ledger import Ledger, LedgerChange, LedgerStore, ScheduledMatch
-from hill.tournaments.plan import TournamentPlan, result_json
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import result_json, rules_of
 
 Progress = Callable[[int, int], None]  # (matches committed, matches expected)
 # called between two pieces of work: it may wait (while a player's request
@@ -52,7 +54,7 @@ class Tournament:
         self.checkpoint = checkpoint or (lambda: None)
         self.store = store
         self.arena = jousts or Arena()
-        self.hashes = {name: arena.code_hash(programs[name]) for name in plan.entrants}
+        self.hashes = {name: engine.code_hash(programs[name]) for name in plan.entrants}
         self.code = {self.hashes[name]: programs[name] for name in plan.entrants}
         # jousts known (e.g. the hill's, from storage) and played: none is played twice
         self.results = known if known is not None else arena.Results()
@@ -85,7 +87,7 @@ class Tournament:
             self.store.write(self.ledger.open_round(decision.bye, list(decision.pairs)))
 
     def _next_round(self) -> Pairing | Ended:
-        return self.plan.rules.next_round(self.plan, self.ledger.played_rounds())
+        return rules_of(self.plan).next_round(self.plan, self.ledger.played_rounds())
 
     def _play_current_round(self, progress: Progress | None) -> None:
         matches = self.ledger.check_out()
@@ -133,7 +135,7 @@ class Tournament:
             self.ledger.commit(match.key, sign * margin) for match, sign in matches
         ]
         if progress is not None:
-            progress(self.ledger.committed, self.plan.expected_matches())
+            progress(self.ledger.committed, rules_of(self.plan).expected_matches(self.plan))
         return committed
 
     def to_json(self) -> dict[str, object]:

@@ -39,6 +39,8 @@ BatchScorer = Callable[[np.ndarray], np.ndarray]
 # that rescores a resample without forming its battle-wins matrix (the
 # ladder's, over thousands of programs)
 DrawsScorer = Callable[[np.ndarray], np.ndarray]
+# a ranking: program indices, best first (a list, or an array of them)
+Ranking = Sequence[int] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,7 @@ def resample_counts(battles: int, resamples: int, seed: int) -> np.ndarray:
 def rank_interval(
     record: Record,
     scorer: BatchScorer,
-    order: Sequence[int],
+    order: Ranking,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +195,7 @@ def rank_interval(
     return rank_percentiles(scores, order)
 
 
-def rank_percentiles(scores: np.ndarray, order: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+def rank_percentiles(scores: np.ndarray, order: Ranking) -> tuple[np.ndarray, np.ndarray]:
     """95% rank interval (low, high) per program from (B, N) resampled
     scores: rank each resample (equal scores keep the current order), take
     the 2.5% and 97.5% percentiles."""
@@ -248,7 +250,7 @@ STATS_FIELDS = (
 
 def compute(
     record: Record,
-    order: Sequence[int],
+    order: Ranking,
     scorer: BatchScorer | None,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,

@@ -2,7 +2,7 @@
 
 SQLite through SQLAlchemy, the schema managed by Alembic (migrations/).
 
-May import: the rules (hill.rules, hill.ladder, hill.tournaments), the
-engine, SQLAlchemy and Alembic.  Never the writers, the web, the command
+May import: the rules (hill.rules, hill.ladder, hill.tournaments),
+hill.engine, SQLAlchemy and Alembic.  Never the writers, the web, the command
 line or the bot.
 """

@@ -43,7 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from hill.engine import JoustResult, arena
+from hill.engine import JoustResult, Pair, arena
 from hill.ladder import seeding
 from hill.ladder.board import Board, Row, Version
 from hill.ladder.ladder import Ladder, Standing, ranking
@@ -72,7 +72,7 @@ def _state(session: Session) -> LadderState:
     return state
 
 
-def _submissions() -> Select[Any]:
+def _submissions() -> Select[int, str, str, str]:
     """The programs submitted to the hill (tests are trials), in order."""
     return select(ProgramRow.id, ProgramRow.owner, ProgramRow.name, ProgramRow.code_hash).where(
         SUBMITTED
@@ -166,9 +166,7 @@ def by_code(pool: Sequence[Version]) -> dict[str, list[int]]:
     return at
 
 
-def add_joust(
-    ladder: Ladder, at: dict[str, list[int]], pair: arena.Pair, result: JoustResult
-) -> None:
+def add_joust(ladder: Ladder, at: dict[str, list[int]], pair: Pair, result: JoustResult) -> None:
     """A joust of a kept pair (hill.engine.arena), from its left's side, for every
     pair of versions with those codes that has not met yet."""
     for a in at[pair[0]]:

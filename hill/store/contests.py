@@ -22,7 +22,8 @@ from hill.rules.contests import ContestState
 from hill.rules.events import EventKind, iso_utc
 from hill.store.database import Database
 from hill.store.tables import ContestEntryRow, ContestRow
-from hill.tournaments.plan import TournamentPlan, tournament_format
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import tournament_format
 
 
 @dataclass(frozen=True)

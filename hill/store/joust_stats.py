@@ -15,7 +15,7 @@ from sqlalchemy import Select, func, literal_column, select, tuple_
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
-from hill.engine.arena import Pair
+from hill.engine import Pair
 from hill.store.tables import Joust, JoustStats
 
 CHUNK = 400  # pairs per query (SQLite binds at most 32766 values)
@@ -69,7 +69,7 @@ def stats_mark(session: Session) -> int:
     return session.scalar(select(func.max(literal_column("rowid"))).select_from(JoustStats)) or 0
 
 
-def _lacking() -> Select[tuple[str, str]]:
+def _lacking() -> Select[str, str]:
     """The jousts without statistics."""
     return (
         select(Joust.left_hash, Joust.right_hash)

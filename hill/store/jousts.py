@@ -15,8 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
-from hill.engine import packing
-from hill.engine.arena import Pair, Played, Results, encode
+from hill.engine import Pair, Played, packing
+from hill.engine.arena import Results, encode
 from hill.store.database import Database
 from hill.store.joust_stats import by_pair, store_stats
 from hill.store.tables import Joust

@@ -94,8 +94,9 @@ def stored_changes(
     """The changes that rows kept, in replay order: the rounds (by number),
     their matches (by round and board; those of a round whose opening was
     cut off are left out), then the end if there is one."""
-    changes: list[LedgerChange] = [RoundOpened(row.number, row.bye) for row in rounds]
-    opened = {change.number for change in changes}
+    opened_rounds = [RoundOpened(row.number, row.bye) for row in rounds]
+    opened = {change.number for change in opened_rounds}
+    changes: list[LedgerChange] = [*opened_rounds]
     names: dict[str, str] = {}  # one string a name, not one a row (half a million rows)
     changes += [
         ScheduledMatch(

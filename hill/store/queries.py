@@ -174,7 +174,7 @@ class HillQueries:
         ]
 
     def code_of_hash(self, code_hash: str) -> bytes:
-        """The code whose hash (hill.engine.arena.code_hash) is `code_hash`; HillError if none."""
+        """The code whose hash (hill.engine.code_hash) is `code_hash`; HillError if none."""
         with self.db.session() as session:
             return code_by_hash(session, code_hash)
 
@@ -214,7 +214,7 @@ class HillQueries:
             return None, Standings.empty(self.ranking), load_jousts(session, newcomers)
         return event.id, *_standings_and_jousts(session, event, newcomers)
 
-    def _read(self, query: Select[Any]) -> list[HillEvent]:
+    def _read(self, query: EventRows) -> list[HillEvent]:
         with self.db.session() as session:
             return [_event(*row) for row in session.execute(query)]
 
@@ -294,9 +294,11 @@ def _ids_of(full_name: str) -> Select[Any]:
 
 
 _Arrived, _Left = aliased(ProgramRow), aliased(ProgramRow)
+# an event, its program's owner and name, its displaced one's, its contest's name
+EventRows = Select[Event, str, str, str, str, str]
 
 
-def _events() -> Select[Any]:
+def _events() -> EventRows:
     """Events with the names of their programs (and contest), oldest first."""
     return (
         select(Event, _Arrived.owner, _Arrived.name, _Left.owner, _Left.name, ContestRow.name)

@@ -24,14 +24,15 @@ the web, the CLI and the bot.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
-from hill.engine.arena import Played
+from hill.engine import Played
 from hill.errors import TournamentError
 from hill.rules.contests import contest_of_pool
 from hill.rules.events import iso_utc, utcnow
@@ -42,7 +43,8 @@ from hill.store.tables import EntrantRow, MatchRow, RoundRow, TournamentRow
 from hill.tournaments.criteria import parse_criteria
 from hill.tournaments.ledger import Ledger, LedgerChange, MatchStatus
 from hill.tournaments.match import MatchResult, Round
-from hill.tournaments.plan import TournamentPlan, result_json
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import result_json, rules_of
 
 CANCELLED = "cancelled"  # how a cancelled tournament's end begins: "cancelled by carol"
 
@@ -118,6 +120,10 @@ JOUSTS_A_PIECE = 250
 ShortWrites = Callable[[Iterable[Callable[[Session], None]]], None]
 
 
+def _execute(statement: Any, rows: list[dict[str, Any]] | None, session: Session) -> None:
+    session.execute(statement, rows)
+
+
 class HillLedgerStore:
     """The ledger store of tournament `tournament_id` in the hill's database.
     A write (with the jousts played for it) may be half a million rows: it
@@ -139,11 +145,11 @@ class HillLedgerStore:
     def _pieces(
         self, changes: list[LedgerChange], jousts: list[JoustRows]
     ) -> Iterator[Callable[[Session], None]]:
-        for rows in jousts:
-            yield lambda session, rows=rows: store_joust_rows(session, rows)
+        for piece in jousts:
+            yield functools.partial(store_joust_rows, rows=piece)
         key = {"tournament_id": self.id}
         for statement, rows in write_statements(changes, RoundRow, MatchRow, self._end, key):
-            yield lambda session, statement=statement, rows=rows: session.execute(statement, rows)
+            yield functools.partial(_execute, statement, rows)
 
     def read(self) -> list[LedgerChange]:
         with self.db.session() as session:
@@ -152,9 +158,10 @@ class HillLedgerStore:
     def _end(self, reason: str) -> Any:
         """The end, unless it ended already (an admin cancelled it meanwhile)."""
         return (
-            TournamentRow.__table__.update()
+            update(TournamentRow)
             .where(TournamentRow.id == self.id, TournamentRow.ended.is_(None))
             .values(ended=reason, finished_at=utcnow())
+            .execution_options(synchronize_session=False)
         )
 
 
@@ -303,9 +310,9 @@ def _summary(
         finished_at=row.finished_at,
         entrants=len(plan.entrants),
         rounds_played=rounds_opened,
-        rounds_planned=plan.planned_rounds(),
+        rounds_planned=rules_of(plan).planned_rounds(plan),
         matches_committed=committed,
-        matches_expected=plan.expected_matches(),
+        matches_expected=rules_of(plan).expected_matches(plan),
         leader=standings[0]["name"] if standings and committed else None,
         ended=row.ended,
     )
@@ -354,6 +361,7 @@ def settled_result(db: Database, tournament_id: int) -> SettledResult | None:
         for number, a, b, status, margin in session.execute(matches):
             if status == MatchStatus.COMMITTED:
                 committed += 1
+                assert margin is not None  # a committed match has its margin
                 if number not in unsettled:
                     played[number].append(MatchResult(names[a], names[b], margin))
             elif number not in unsettled:
@@ -370,7 +378,7 @@ def settled_result(db: Database, tournament_id: int) -> SettledResult | None:
         "seed": plan.seed,
         "entrants": list(plan.entrants),
         "ended": row.ended,
-        **plan.rules.ranking(plan, rounds),
+        **rules_of(plan).ranking(plan, rounds),
     }
     summary = _summary(row, plan, max(byes, default=0), committed, result["standings"])
     return SettledResult(summary, rounds, result, {e.name: e.code_hash for e in entrants})
@@ -399,4 +407,4 @@ def tournament_size(db: Database, tournament_id: int) -> tuple[int, int] | None:
         if row is None:
             return None
         plan = plan_of(row, entrants_of(session, tournament_id))
-        return len(plan.entrants), plan.expected_matches()
+        return len(plan.entrants), rules_of(plan).expected_matches(plan)

@@ -146,7 +146,7 @@ def finish(
     )
 
 
-def entries_waiting(contest: str, heard_before: dt.datetime) -> Select[tuple[Request]]:
+def entries_waiting(contest: str, heard_before: dt.datetime) -> Select[Request]:
     """The query of the open requests about contest `contest`'s entries
     heard before `heard_before`, in order."""
     return (

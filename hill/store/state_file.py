@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import Column, Integer, MetaData, String, Table, Text, create_engine, event, select
 from sqlalchemy.exc import DatabaseError
 
-from hill.engine.arena import Played
+from hill.engine import Played
 from hill.errors import TournamentError
 from hill.store.ledger_rows import stored_changes, write_statements
 from hill.tournaments.ledger import LedgerChange

@@ -74,7 +74,7 @@ class ProgramRow(Base):
     owner: Mapped[str] = mapped_column(String(64))
     name: Mapped[str] = mapped_column(String(48))
     code: Mapped[bytes] = mapped_column(LargeBinary)
-    # what its jousts are kept by (hill.engine.arena.code_hash)
+    # what its jousts are kept by (hill.engine.code_hash)
     code_hash: Mapped[str] = mapped_column(String(64), index=True)
     submitted_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     status: Mapped[ProgramStatus] = mapped_column(_strings(ProgramStatus, 8), index=True)

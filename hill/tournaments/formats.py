@@ -2,7 +2,7 @@
 module (round_robin.py, swiss.py) implements, and what its pairing decides.
 
 A new format is one module with a class of this protocol, named in
-hill.tournaments.plan.FORMATS; the runner, the store, the command line, the
+hill.tournaments.registry.FORMATS; the runner, the store, the command line, the
 bot and the web read formats only through it.
 """
 
@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from hill.tournaments.match import Round
-
-if TYPE_CHECKING:
-    from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.plan import TournamentPlan
 
 COMPLETE = "complete"
 

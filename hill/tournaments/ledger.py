@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from hill.engine.arena import Played
+from hill.engine import Played
 from hill.errors import LedgerError
 from hill.tournaments.match import MatchResult, Round
 

@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hill.engine import BATTLES
 from hill.tournaments.formats import COMPLETE, Ended, Pairing
 from hill.tournaments.match import MatchResult, Round
-
-if TYPE_CHECKING:
-    from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.plan import TournamentPlan
 
 ROUND_ROBIN = "round-robin"
 

@@ -15,14 +15,12 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hill.tournaments.criteria import CRITERIA, swiss_standings
 from hill.tournaments.formats import COMPLETE, Ended, Pairing
 from hill.tournaments.match import Round
-
-if TYPE_CHECKING:
-    from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.plan import TournamentPlan
 
 SWISS = "swiss"
 # Later rounds are paired in blocks of this many places of the standings (even):
@@ -161,7 +159,7 @@ def _closest_pairs(
     n = len(order)
     rematch_cost = n**3  # more than any sum of squared distances (n/2 pairs, each < n^2)
     most = rematch_cost * n  # above any pair's cost: every weight is positive
-    graph = nx.Graph()
+    graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(n))
     for i in range(n):
         for j in range(i + 1, n):

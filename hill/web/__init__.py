@@ -2,7 +2,9 @@
 server.py for the map of its modules); its pages' data are plain dicts
 (pages.py), every path and link is urls.py's.
 
-May import: the store's read side, the rules, the engine, the ladder's and
-the tournaments' rules, aiohttp, Jinja2.  No writer, no SQL of its own
-(an upload is a request in the book, which the bot plays).
+May import: hill.store (its read side), the rules (hill.rules, hill.ladder,
+hill.tournaments, hill.analytics), hill.engine, aiohttp, Jinja2 and
+MarkupSafe, numpy, Pillow (thumbnails), fast_diff_match_patch (code diffs),
+feedgen (the feed), multipart (uploads).  No writer, no SQL of its own (an
+upload is a request in the book, which the bot plays).
 """

@@ -208,7 +208,8 @@ def strategy_chart(
             if found is not None:
                 x, y = left + column * size, top + row * size
                 cells.append(Cell(x, y, found.fill, found.tip, found.css, found.href))
-    labels, marks = [], []
+    labels: list[tuple[float, float, str, str, str]] = []
+    marks: list[tuple[float, float, str]] = []
     for row, (name, family) in enumerate(zip(names, families, strict=True)):
         y, fill = top + row * size, family_colour(family)
         labels.append((left - 14, y + size - 2.5, cut(name, NAME_CHARS), name, fill))

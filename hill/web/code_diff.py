@@ -188,7 +188,7 @@ def _with_context(old: str, changes: list[_Window], limits: Limits) -> list[_Win
 def _shown(old: str, new: str, windows: list[_Window], budget: int) -> tuple[list[Hunk], bool]:
     """The windows as hunks until `budget` characters of a version are
     shown (the last one cut there); whether some were left out."""
-    hunks = []
+    hunks: list[Hunk] = []
     for window in windows:
         if budget <= 0:
             return hunks, True

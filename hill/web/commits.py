@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.errors import GitUnavailable, HillError, NotFound
 from hill.rules import names
 from hill.rules.events import iso_utc
@@ -202,7 +202,7 @@ class HistoryPages:
         return lambda: self.queries.code_of_hash(code_hash)
 
     async def code(self, code_hash: str) -> bytes:
-        """The code whose hash is `code_hash` (hill.engine.arena.code_hash); NotFound if none."""
+        """The code whose hash is `code_hash` (hill.engine.code_hash); NotFound if none."""
         if not CODE_HASH.fullmatch(code_hash):
             raise NotFound(f"{code_hash[:70]!r} is no code hash: 64 hexadecimal digits")
         try:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +102,7 @@ class ConnectionGuard:
         return self.server()
 
     @web.middleware
-    async def middleware(self, request: web.Request, handler: web.Handler) -> web.StreamResponse:
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Marks the request's connection as serving while the handler runs."""
         connection = request.protocol
         self.serving[connection] += 1

@@ -17,6 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, overload
 
 from hill.errors import GitUnavailable
 
@@ -90,6 +91,16 @@ class GitReader:
             ChangedFile(path, objects.get(old), objects.get(new)) for path, old, new in changes
         )
         return _commit(sha, objects[sha], files)
+
+    @overload
+    async def _git(
+        self, *args: str, stdin: list[str] | None = None, allow_fail: Literal[False] = False
+    ) -> bytes: ...
+
+    @overload
+    async def _git(
+        self, *args: str, stdin: list[str] | None = None, allow_fail: bool
+    ) -> bytes | None: ...
 
     async def _git(
         self, *args: str, stdin: list[str] | None = None, allow_fail: bool = False

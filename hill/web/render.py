@@ -137,7 +137,7 @@ def render_html(template: str, data: dict[str, Any], context: PageContext) -> st
         url=Urls(event["id"] if event else None),
         nav=Urls(context.asked),
         asked=context.asked,
-        past=bool(event) and event["id"] != context.latest,
+        past=bool(event and event["id"] != context.latest),
         now=context.now,
         clone_url=context.clone_url,
     )

@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.typedefs import Handler
 from aiohttp.web_protocol import RequestPayloadError
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
@@ -95,7 +96,7 @@ def error_page(request: web.Request, status: int, message: str) -> web.Response:
 
 
 @web.middleware
-async def errors(request: web.Request, handler: web.Handler) -> web.StreamResponse:
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Proper error pages (JSON under /api/), never a traceback; a malformed
     request is a 4xx with its reason, on one line of the log."""
     try:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from hill import engine
-from hill.tournaments.plan import tournament_format
+from hill.tournaments.registry import tournament_format
 from hill.web.bump_chart import eliminations
 
 THUMBNAILS_MAX = 40  # entrants: above, the crosstable has no pictures

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from hill.errors import NotFound
-from hill.tournaments.plan import tournament_format
+from hill.tournaments.registry import tournament_format
 from hill.web import tournament_data
 from hill.web.bump_chart import eliminations
 

@@ -217,7 +217,7 @@ class TournamentReader(ThreadedReader):
         return between
 
     async def names(self, hashes: Sequence[str]) -> list[str]:
-        """The name of the latest program with each code (hill.engine.arena.code_hash);
+        """The name of the latest program with each code (hill.engine.code_hash);
         NotFound if a hash is malformed or no program has that code."""
         for code_hash in hashes:
             if not CODE_HASH.fullmatch(code_hash):

@@ -46,7 +46,7 @@ class EncodedBattle:
         return sum(len(p) for p in self.pieces)
 
 
-# both programs' code hashes (hill.engine.arena.code_hash), the tape length, the polarity
+# both programs' code hashes (hill.engine.code_hash), the tape length, the polarity
 BattleKey = tuple[str, str, int, str]
 
 

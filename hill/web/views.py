@@ -231,10 +231,13 @@ def by_code(request: web.Request) -> bool:
     return any(key in request.query for key in CODE_KEYS)
 
 
-async def code_battle_params(request: web.Request) -> tuple[list[str], list[str], int, str]:
+async def code_battle_params(
+    request: web.Request,
+) -> tuple[tuple[str, str], list[str], int, str]:
     """A battle given by code hashes: the hashes, the programs' names (their
     latest; NotFound for an unknown code), tape length and polarity."""
-    hashes = [request.query.get(key, "") for key in CODE_KEYS]
+    left, right = (request.query.get(key, "") for key in CODE_KEYS)
+    hashes = (left, right)
     names = await request.app[TOURNAMENTS].names(hashes)
     return hashes, names, *tape_and_polarity(request)
 

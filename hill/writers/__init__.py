@@ -3,6 +3,7 @@ lock, one transaction a change; and the operator's: a running hill's
 backup and its restore (`backup`), a hill rebuilt from its history alone
 (`rebuild`), the process's own metrics (`metrics`, prometheus_client).
 
-May import: the store, the history, play, the rules and the engine.  Never
-the web, the command line or the bot.
+May import: hill.store, hill.history, hill.play, the rules (hill.rules,
+hill.ladder, hill.tournaments), hill.engine, numpy, SQLAlchemy (sessions),
+structlog.  Never the web, the command line or the bot.
 """

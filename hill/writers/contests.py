@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from hill.engine.arena import code_hash
+from hill.config import HillSettings
+from hill.engine import code_hash
 from hill.errors import HillError, TournamentError
 from hill.faults import crash_point
 from hill.history.recorder import Change
@@ -46,8 +47,14 @@ from hill.store.contests import contest as stored_contest
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook, entries_waiting, finish
 from hill.store.tables import ContestEntryRow, ContestRow, Request
-from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
-from hill.writers.hill import Hill, Report, add_event
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import seed_for, tournament_format
+from hill.writers.git_history import GitHistory
+from hill.writers.lock import HillLock
+from hill.writers.report import Report, add_event
+
+# how code would do on the hill now, as a `-test` says it (label, owner, code)
+Trial = Callable[[str, str, bytes], Report]
 
 HOW_TO_ENTER = "!bfjoust-contest lists the open ones"
 
@@ -59,13 +66,25 @@ class _Straggler(Exception):
 class HillContests:
     """Create, enter, close and publish the hill's contests."""
 
-    def __init__(self, hill: Hill) -> None:
-        self.hill = hill
-        self.book = RequestBook(hill.db)
+    def __init__(
+        self,
+        settings: HillSettings,
+        lock: HillLock,
+        queries: HillQueries,
+        history: GitHistory,
+        trial: Trial,
+    ) -> None:
+        self.settings = settings
+        self.lock = lock
+        self.db = lock.db
+        self.queries = queries
+        self.history = history
+        self.trial = trial  # how an entry would do on the hill now (Hill.trial)
+        self.book = RequestBook(self.db)
 
     def view(self, name: str) -> ContestView:
         """Contest `name` as everyone may see it; HillError if there is none."""
-        found = stored_contest(self.hill.db, name)
+        found = stored_contest(self.db, name)
         if found is None:
             raise HillError(f"there is no contest {name[:40]}: {HOW_TO_ENTER}")
         return found
@@ -91,8 +110,8 @@ class HillContests:
             raise HillError(str(error)) from None
         title = rules.check_title(title, name)
         closing = rules.parse_closing(closes, now)
-        checked = _controls(controls or {}, self.hill.settings.max_program_bytes)
-        with self.hill.lock.transaction() as session:
+        checked = _controls(controls or {}, self.settings.max_program_bytes)
+        with self.lock.transaction() as session:
             existing = find(session, name)
             if existing is not None:
                 raise HillError(f"there is a contest {existing.name} already: a name is used once")
@@ -124,12 +143,12 @@ class HillContests:
         return self._entry(request, None)
 
     def _entry(self, request: Request, code: bytes | None) -> Report:
-        empty = Standings.empty(self.hill.settings.ranking)
-        with self.hill.lock.held():
+        empty = Standings.empty(self.settings.ranking)
+        with self.lock.held():
             stored = self.book.get(request.id).answer
             if stored is not None:  # played already (by a close), answered once
                 return Report(stored.summary, empty, changed=False)
-            with self.hill.db.session() as session:
+            with self.db.session() as session:
                 row = find(session, request.name)
                 if row is None:
                     raise HillError(f"there is no contest {request.name[:40]}: {HOW_TO_ENTER}")
@@ -155,7 +174,7 @@ class HillContests:
                     f"again until {iso_utc(contest.closes)}"
                 )
                 return self._answer(request, summary, empty, (contest.id, entrant), None)
-            trial = self.hill.trial("your entry", request.owner, code)
+            trial = self.trial("your entry", request.owner, code)
             replaces = " (it replaces your earlier one)" if latest and latest[1] else ""
             summary = (
                 f"entry to contest {contest.name} accepted{replaces}; on the hill now, "
@@ -175,7 +194,7 @@ class HillContests:
         """Store what a request came to (and, with `entrant` (contest id,
         owner), the owner's entrant row: `code`, or None for a withdrawal)
         in one transaction."""
-        with self.hill.lock.transaction() as session:
+        with self.lock.transaction() as session:
             if entrant is not None:
                 contest_id, owner = entrant
                 session.merge(_entrant_row(contest_id, owner, code, request.created_at, request.id))
@@ -189,7 +208,7 @@ class HillContests:
         present by default) if that is earlier.  The requests heard before
         then that still wait are played first.  A closed contest is left
         as it is."""
-        with self.hill.lock.held():
+        with self.lock.held():
             while True:
                 contest = self.view(name)
                 if not contest.open:
@@ -204,7 +223,7 @@ class HillContests:
                 break
             if change is not None:
                 crash_point("contest-closed")  # stored; its commit is the recorder's to make
-                self.hill.history.record(change)
+                self.history.record(change)
             return self.view(name)
 
     def _play_waiting(self, request: Request) -> None:
@@ -221,7 +240,7 @@ class HillContests:
     def _freeze(self, contest_id: int, closing: dt.datetime, by: str) -> Change | None:
         """The close's one transaction (see the module); None if the contest
         was closed already."""
-        with self.hill.lock.transaction() as session:
+        with self.lock.transaction() as session:
             taken = session.execute(
                 update(ContestRow)
                 .where(ContestRow.id == contest_id, ContestRow.state == ContestState.OPEN)
@@ -244,18 +263,16 @@ class HillContests:
             summary = rules.entries_summary(
                 row.name, [p.entrant for p in players], [c.entrant for c in controls], void
             )
-            return _publication(
-                session, self.hill.queries, row, EventKind.CONTEST_ENTRIES, by, summary
-            )
+            return _publication(session, self.queries, row, EventKind.CONTEST_ENTRIES, by, summary)
 
     def finish(self, name: str) -> ContestView:
         """Publish the results of contest `name` once its tournament has
         ended (once: a played contest is left as it is)."""
-        with self.hill.lock.held():
+        with self.lock.held():
             contest = self.view(name)
             if contest.state != ContestState.CLOSED or contest.tournament_id is None:
                 return contest
-            played = records.tournament(self.hill.db, contest.tournament_id)
+            played = records.tournament(self.db, contest.tournament_id)
             if played is None or played.summary.ended is None:
                 return contest  # still being played
             result = played.result
@@ -263,7 +280,7 @@ class HillContests:
             first = rules.winners(shown)
             winner = first[0] if len(first) == 1 else None
             summary = rules.results_summary(contest.name, shown)
-            with self.hill.lock.transaction() as session:
+            with self.lock.transaction() as session:
                 session.execute(
                     update(ContestRow)
                     .where(ContestRow.id == contest.id)
@@ -272,15 +289,15 @@ class HillContests:
                 row = session.get(ContestRow, contest.id)
                 assert row is not None
                 change = _publication(
-                    session, self.hill.queries, row, EventKind.CONTEST_RESULTS, "hill", summary
+                    session, self.queries, row, EventKind.CONTEST_RESULTS, "hill", summary
                 )
             crash_point("contest-played")
-            self.hill.history.record(change)
+            self.history.record(change)
             return self.view(name)
 
     def mark_told(self, name: str, news: tuple[str, ...]) -> None:
         """Note that the channels have heard `news` of contest `name`."""
-        with self.hill.lock.transaction() as session:
+        with self.lock.transaction() as session:
             row = find(session, name)
             if row is not None:
                 row.told = sorted({*(row.told or ()), *news})

@@ -17,13 +17,12 @@ hill without this writer do.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from sqlalchemy.orm import Session
 
+from hill import engine
 from hill.config import HillSettings
 from hill.engine import arena
 from hill.engine.arena import Arena, Executor
@@ -33,9 +32,9 @@ from hill.history.recorder import Change, HistoryRecorder
 from hill.history.repository import HillRepository
 from hill.layout import DataFolder
 from hill.rules import changes, names
-from hill.rules.events import ARRIVALS, EventKind, LeaveReason, ProgramStatus, utcnow
+from hill.rules.events import EventKind, LeaveReason, ProgramStatus, utcnow
 from hill.rules.programs import check_program
-from hill.rules.requests import Outcome, RequestKind
+from hill.rules.requests import RequestKind
 from hill.rules.standings import Contestant, Entry, Standings, rank
 from hill.store.database import Database
 from hill.store.jousts import store_jousts
@@ -44,26 +43,10 @@ from hill.store.queries import HillQueries, code_by_hash
 from hill.store.requests import finish
 from hill.store.tables import Event, ProgramRow, Request
 from hill.store.trials import open_page
+from hill.writers.contests import HillContests
 from hill.writers.git_history import GitHistory
 from hill.writers.lock import HillLock
-
-
-@dataclass(frozen=True)
-class Report:
-    """What an operation did: the one-line summary and the standings after it."""
-
-    summary: str
-    standings: Standings
-    changed: bool
-    program: str | None = None
-    kind: EventKind | None = None  # the event's
-    page: str | None = None  # a test's page (hill.store.trials: its token)
-
-    @property
-    def outcome(self) -> Outcome:
-        """What a request that asked for it came to, as stored."""
-        program = self.program if self.kind in ARRIVALS else None
-        return Outcome(self.summary, self.kind, program, self.changed, self.page)
+from hill.writers.report import Report, add_event
 
 
 class Hill:
@@ -91,9 +74,8 @@ class Hill:
             recorder = HistoryRecorder(repository, self.queries, self.db)
             self.history = GitHistory(recorder, self.lock)
             self.history.catch_up()
-        from hill.writers.contests import HillContests  # which builds on this module
-
-        self.contests = HillContests(self)  # the contests, which never change the hill
+        # the contests, which never change the hill (their entries are tried on it)
+        self.contests = HillContests(settings, self.lock, self.queries, self.history, self.trial)
 
     @property
     def repository(self) -> HillRepository:
@@ -162,7 +144,7 @@ class Hill:
 
     def _meet(
         self, full_name: str, code: bytes, program_hash: str, test_only: bool
-    ) -> tuple[int | None, Standings, changes.Arrival, arena.Results, list[arena.Played]]:
+    ) -> tuple[int | None, Standings, changes.Arrival, arena.Results, list[engine.Played]]:
         """The hill now (and the change that made it), the arrival of a
         program there, and its jousts with the programs it meets: those
         stored, read once, and those `played` now (not stored yet)."""
@@ -308,36 +290,6 @@ def _leave(session: Session, entry: Entry, reason: LeaveReason) -> ProgramRow:
     row.left_reason = reason
     session.flush()  # before a new version takes the name
     return row
-
-
-def add_event(
-    session: Session,
-    kind: EventKind,
-    actor: str,
-    summary: str,
-    standings: Standings,
-    program_id: int | None = None,
-    displaced_id: int | None = None,
-    contest_id: int | None = None,
-    *,
-    recorded: tuple[int, dt.datetime, str] | None = None,
-) -> Event:
-    """Store a hill event (the standings after it) in `session`, with its id
-    and time (`recorded`: its id, time and commit, as a rebuild reads them)."""
-    given = dict(zip(("id", "time", "commit"), recorded, strict=True)) if recorded else {}
-    event = Event(
-        **given,
-        kind=kind,
-        actor=actor,
-        program_id=program_id,
-        displaced_id=displaced_id,
-        contest_id=contest_id,
-        summary=summary,
-        standings={"method": standings.method, "entries": standings.records()},
-    )
-    session.add(event)
-    session.flush()  # its id and time
-    return event
 
 
 def _answer(session: Session, request: int | None, report: Report) -> None:

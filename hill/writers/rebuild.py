@@ -52,15 +52,8 @@ from hill.store.jousts import store_jousts
 from hill.store.queries import HillQueries
 from hill.store.tables import ContestEntryRow, ContestRow, ProgramRow
 from hill.writers.backup import new_data_folder
-from hill.writers.hill import (
-    Hill,
-    _arrive,
-    _code_of,
-    _contestant,
-    _leave,
-    _rank_arrival,
-    add_event,
-)
+from hill.writers.hill import Hill, _arrive, _code_of, _contestant, _leave, _rank_arrival
+from hill.writers.report import add_event
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ import time
 
 from sqlalchemy import select
 
-from hill.engine import arena
+from hill import engine
 from hill.engine.arena import Arena
 from hill.errors import Cancelled, TournamentError
 from hill.play.tournament import Checkpoint, Progress, Tournament
@@ -40,7 +40,8 @@ from hill.store.records import (
 )
 from hill.store.tables import TournamentRow
 from hill.tournaments.criteria import CRITERIA
-from hill.tournaments.plan import TournamentPlan, seed_for, tournament_format
+from hill.tournaments.plan import TournamentPlan
+from hill.tournaments.registry import seed_for, tournament_format
 from hill.writers.hill import Hill
 
 CANCEL_POLL_SECONDS = 0.5  # how often a tournament being played looks for its cancellation
@@ -77,7 +78,7 @@ class HillTournaments:
             allow_repeat=allow_repeat,
             criteria=criteria,
         )
-        hashes = [arena.code_hash(code) for code in chosen.programs.values()]
+        hashes = [engine.code_hash(code) for code in chosen.programs.values()]
         with self.hill.lock.transaction() as session:
             return add_tournament(session, plan, chosen.label, hashes, started_by)
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from hill.config import HillSettings
-from hill.engine.arena import code_hash
+from hill.engine import code_hash
 from hill.engine.varied import varied_pool
 from hill.rules.events import LeaveReason, ProgramStatus
 from hill.store.tables import ProgramRow
