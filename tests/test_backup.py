@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from support import bighill
 from support.hillcli import bfjoust, commits, history, report
 
@@ -73,6 +74,8 @@ def moment_of(data: Path, event: int) -> tuple[dict[str, object], list[str], lis
     return standings, lines, all_commits[: all_commits.index(commit) + 1]
 
 
+@pytest.mark.slow  # a round robin, and some 20 bfjoust processes
+@pytest.mark.timeout(900)
 def test_backups_of_a_busy_hill_restore_the_hill_of_their_moment(tmp_path: Path) -> None:
     data = tmp_path / "hill"
     bighill.archive_hill(data, bighill.quick_programs(300))  # a round robin of some 45,000 matches

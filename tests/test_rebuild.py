@@ -11,6 +11,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.hillcli import bfjoust, commits, history, report
 from support.webhill import WebProcess, git
 
@@ -58,6 +59,8 @@ def same_report(original: dict[str, Any], rebuilt: dict[str, Any]) -> None:
     assert original == rebuilt
 
 
+@pytest.mark.slow  # some 30 bfjoust processes
+@pytest.mark.timeout(900)
 def test_a_hill_rebuilt_from_a_clone_of_its_history(tmp_path: Path) -> None:
     config = tmp_path / "ops.toml"
     config.write_text('[hill]\ndata_dir = "var"\nsize = 5\n')

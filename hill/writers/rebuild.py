@@ -149,6 +149,9 @@ class Replay:
         if recorded.event <= self.last_event:
             raise HillError(f"commit {recorded.sha} records event {recorded.event} out of order")
         with self.db.transaction() as session:
+            ranked: Ranked
+            program: int | None
+            left: int | None
             if recorded.kind in ARRIVALS:
                 ranked, program, left = self._arrival(session, recorded)
             elif recorded.kind in DEPARTURES:
