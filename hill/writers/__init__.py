@@ -5,5 +5,6 @@ backup and its restore (`backup`), a hill rebuilt from its history alone
 
 May import: hill.store, hill.history, hill.play, the rules (hill.rules,
 hill.ladder, hill.tournaments), hill.engine, numpy, SQLAlchemy (sessions),
-structlog, tqdm (a rebuild's progress), prometheus_client (metrics).  Never the web, the command line or the bot.
+structlog, tqdm (a rebuild's progress), prometheus_client (metrics).  Never
+the web, the command line or the bot.
 """
