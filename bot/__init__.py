@@ -10,6 +10,7 @@ May import: hill.writers (through their classes), hill.store (its read
 side), the rules (hill.rules, hill.ladder, hill.tournaments), hill.play (a
 tournament's cluster), hill.engine, hill.web (web/urls for its links, and
 the web report it serves), irc and jaraco (jaraco.stream, irc's buffers),
-aiohttp and yarl (fetching programs), structlog.  Nothing in hill/ imports
+aiohttp and yarl (fetching programs), structlog, prometheus_client (its
+metrics in its status file).  Nothing in hill/ imports
 it but `bfjoust bot` (hill/cli/serve.py).
 """

@@ -26,6 +26,7 @@ from bot.ircd import is_loopback, launch_keeper, listening
 from bot.ladder import LadderWorker
 from bot.notices import NoticeDesk
 from bot.runner import Answer, Runner
+from bot.status import StatusFile
 from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.layout import DataFolder
@@ -66,6 +67,8 @@ class HillBot:
         self.backfill = BackfillWorker(hill, self.runner.book)
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
+        # the bot's health and metrics, for the web report's /healthz and /metrics
+        self.status = StatusFile(DataFolder(settings.hill.data_dir).bot_status, self)
         self.started = False  # every worker started (run() is in the IRC client)
 
     def _on_message(self, message: Incoming) -> None:
@@ -113,6 +116,7 @@ class HillBot:
         self.ladder.start()
         self.backfill.start()
         self.notices.start()
+        self.status.start()
         self.started = True
         await self.client.run()
 
@@ -126,6 +130,7 @@ class HillBot:
         await self.backfill.close()
         await self.notices.close()
         await self.runner.close()
+        await self.status.close()
 
 
 def all_sent(count: int, on_sent: Callable[[], None]) -> Callable[[], None]:

@@ -109,6 +109,11 @@ class Runner:
         self._rescan = False  # look for stored answers not handed over
         self._history_tried = 0.0
 
+    @property
+    def running(self) -> bool:
+        """Whether it plays the book's requests (its task is alive)."""
+        return self._task is not None and not self._task.done()
+
     async def in_turn(self, method: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `method` on the request book's one thread, after the book work
         and reads asked before it: a command that reads the hill before it

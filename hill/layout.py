@@ -5,6 +5,7 @@ inside `[hill] data_dir` (default `var/` beside the configuration).
       hill.sqlite3   the truth: programs, jousts, events, requests, the ladder, tournaments
       hill.lock      the writers' lock (hill.writers.lock), across processes
       hill-repo/     the git repository of the hill's history (hill.history)
+      bot-status.json  the running bot's health and metrics, every 5 s (bot.status)
       hill-repo-diverged.git/  histories set aside (disagreeing with the database), never served
       ircd/          the local IRC server of `make run`, when the bot starts one
       logs/          bot.log, web.log and access.log (the web's requests), rotated (hill.logs)
@@ -21,6 +22,7 @@ DATABASE = "hill.sqlite3"
 LOCK = "hill.lock"
 REPOSITORY = "hill-repo"
 IRCD = "ircd"
+BOT_STATUS = "bot-status.json"
 ADMIN_SECRET = "admin-secret"
 HEARD = "irc-heard.json"
 
@@ -46,6 +48,10 @@ class DataFolder:
     @property
     def ircd(self) -> Path:
         return self.root / IRCD
+
+    @property
+    def bot_status(self) -> Path:
+        return self.root / BOT_STATUS
 
     @property
     def admin_secret(self) -> Path:

@@ -1,7 +1,8 @@
 """A command pointed at a folder without a hill (missing, or mistyped to
 another folder) creates nothing: it says there is no hill there and exits
 1.  Only the commands that bring programs or a contest make a new hill
-(`hill init`, `submit`, `import`, `contest create`, and the bot).  Every
+(`hill init`, `submit`, `import`, `contest create`, and the bot), and
+those that bring a whole hill back (`hill restore`, `rebuild`).  Every
 command that takes `--data` is found in the parser, so a new one cannot
 slip by unclassified."""
 
@@ -26,11 +27,14 @@ CREATORS = {
     ("hill", "import"),
     ("contest", "create"),
     ("bot",),
+    ("hill", "restore"),
+    ("hill", "rebuild"),
 }
 READERS = {
     ("hill", "report"): [],
     ("hill", "breakdown"): ["alice.poke"],
     ("hill", "history"): [],
+    ("hill", "backup"): ["never-made-backup"],
     ("ladder", "show"): [],
     ("tournament", "list"): [],
     ("tournament", "show"): ["1"],

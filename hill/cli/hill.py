@@ -1,6 +1,6 @@
 """`bfjoust hill ...`: run the hill from the command line (init, submit,
 test, withdraw, remove, report, breakdown, history, import, rescore,
-stats)."""
+stats; backup, restore and rebuild in hill.cli.operations)."""
 
 from __future__ import annotations
 
@@ -187,3 +187,6 @@ def add_arguments(hill: argparse.ArgumentParser) -> None:
     stats.add_argument("--jobs", type=int, help="threads (default: every core)")
     stats.add_argument("--batch", type=int, default=64, help="jousts stored at a time")
     stats.add_argument("--quiet", action="store_true", help="no progress bar")
+    from hill.cli.operations import add_operation_commands
+
+    add_operation_commands(add)

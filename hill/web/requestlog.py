@@ -24,7 +24,8 @@ from aiohttp.web_log import AccessLogger
 from aiohttp.web_protocol import RequestPayloadError
 
 REASON_CHARS = 120
-QUIET_PATHS = ("/static/", "/thumbnail")  # what a page pulls in: logged at DEBUG
+# what a page pulls in, and what a watchdog polls: logged at DEBUG
+QUIET_PATHS = ("/static/", "/thumbnail", "/healthz", "/metrics")
 BAD_REQUEST = "bad_request"  # the request's key for why it was refused
 
 

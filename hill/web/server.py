@@ -36,6 +36,7 @@ from hill.store.uploads import UploadLinks
 from hill.web import (
     analytics_views,
     contest_views,
+    health,
     history_views,
     lab_views,
     ladder_page,
@@ -175,6 +176,7 @@ def create_app(
     lab_views.setup(app, queries, hill)
     app.add_routes(history_views.routes)
     app.add_routes(GitHttp(repository).routes())
+    health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)
     return app

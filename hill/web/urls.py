@@ -78,6 +78,9 @@ PATHS = {
     "lab": "/lab",
     "lab-json": "/api/lab/state",
     "lab-rank": "/api/lab/rank",
+    # the operator's: the hill's health (JSON) and its Prometheus metrics (hill/web/health.py)
+    "healthz": "/healthz",
+    "metrics": "/metrics",
 }
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)

@@ -26,6 +26,7 @@ from typing import IO
 from sqlalchemy.orm import Session
 
 from hill.store.database import Database
+from hill.writers.metrics import LOCK_WAIT
 
 # a bulk writer holds the database's write lock about this long at most at
 # once (plus its commit), then lets it go for as long: a player's request
@@ -49,11 +50,13 @@ class HillLock:
 
     @contextmanager
     def held(self) -> Iterator[None]:
+        asked = time.monotonic()
         with self._thread_lock:
             if self._depth == 0:
                 handle = open(self.path, "a")  # noqa: SIM115 - held across the span
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX)
+                    LOCK_WAIT.observe(time.monotonic() - asked)  # other threads', processes' turns
                 except BaseException:
                     handle.close()
                     raise

@@ -5,6 +5,7 @@ hill event it stores (`add_event`) and the `Report` it answers with.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -42,9 +43,14 @@ def add_event(
     program_id: int | None = None,
     displaced_id: int | None = None,
     contest_id: int | None = None,
+    *,
+    recorded: tuple[int, dt.datetime, str] | None = None,
 ) -> Event:
-    """Store a hill event (the standings after it) in `session`, with its id and time."""
+    """Store a hill event (the standings after it) in `session`, with its id
+    and time (`recorded`: its id, time and commit, as a rebuild reads them)."""
+    given = dict(zip(("id", "time", "commit"), recorded, strict=True)) if recorded else {}
     event = Event(
+        **given,
         kind=kind,
         actor=actor,
         program_id=program_id,
