@@ -78,10 +78,19 @@ def line_chart(
 
 # the error-bar chart of the ladder: a row per program, its rank and name on
 # the left, ratings on a log scale (shares of 1000, from far below 1 up).
-# Narrow, so that its 12-unit labels stay readable scaled down to a phone.
-BAR_WIDTH, BAR_LABEL, BAR_ROW, BAR_TOP, BAR_BOTTOM, BAR_RIGHT = 360, 162, 17, 6, 26, 10
+# Drawn at its own size (12 px labels), in a box that scrolls sideways on a
+# narrow screen: names are never cut, so that two programs sharing a prefix
+# ("old_david.werecat_...") stay apart.
+BAR_PLOT, BAR_ROW, BAR_TOP, BAR_BOTTOM, BAR_RIGHT = 188, 17, 6, 26, 10
 BAR_RANK, BAR_NAME = 24, 30  # where the rank ends and the name starts, across
-LABEL_CHARS = 19  # longer names are cut (the whole name is in the tooltip)
+LABEL_CHARS = 19  # the names' room at least, in characters
+CHAR_WIDTH = 7.5  # a 12 px character at most, but for the widest few (m, w, W, M)
+
+
+def label_room(names: Sequence[str], chars: int = LABEL_CHARS, width: float = CHAR_WIDTH) -> int:
+    """The width that holds the longest of `names` whole, in px."""
+    longest = max((len(n) + sum(c in "mwMW" for c in n) // 2 for n in names), default=0)
+    return math.ceil(max(chars, longest) * width)
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ class Bar:
     low: float  # and its interval
     high: float
     rank: int
-    label: str  # the name, cut to fit
+    label: str  # the whole name
     tooltip: str
     highlight: bool
 
@@ -146,7 +155,8 @@ def error_bars(
     values = [v for r in rows for v in (r[low_key], r[high_key], r[value])]
     positive = [v for v in values if v > 0] or [1.0]
     low, high = span or (min(positive) / 1.2, max(positive) * 1.2)
-    left, right = BAR_LABEL, BAR_WIDTH - BAR_RIGHT
+    left = BAR_NAME + label_room([str(r[name]) for r in rows]) + 8
+    right = left + BAR_PLOT
 
     def x(value: float) -> float:
         share = (math.log(max(value, low)) - math.log(low)) / (math.log(high) - math.log(low))
@@ -165,14 +175,14 @@ def error_bars(
             low=x(r[low_key]),
             high=x(r[high_key]),
             rank=r["rank"],
-            label=cut(r[name], LABEL_CHARS),
+            label=str(r[name]),
             tooltip=(tooltip or rating)(r),
             highlight=bool(r.get(highlight)),
         )
         for i, r in enumerate(rows)
     ]
     return ErrorBars(
-        width=BAR_WIDTH,
+        width=right + BAR_RIGHT,
         height=BAR_TOP + BAR_ROW * len(rows) + BAR_BOTTOM,
         rank_x=BAR_RANK,
         name_x=BAR_NAME,
