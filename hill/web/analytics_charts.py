@@ -155,10 +155,11 @@ def _legend_label(value: float, high: float) -> str:
     return f"{value:.0%}" if high <= 1 else f"{value:.0f}"
 
 
-# the dendrogram, then the names (right-aligned), then the matrix: on a
-# phone the names show first and the matrix scrolls sideways
+# the dendrogram, then each leaf's family mark and its whole name (from the
+# left, so that a phone shows where each starts), then the matrix, which
+# scrolls sideways on a phone
 MATRIX_CELL, TREE_WIDTH, NAMES_WIDTH, MATRIX_TOP = 12, 90, 170, 6
-NAME_CHARS, NAME_CHAR_WIDTH = 22, 6.9  # the names' room at least; an 11 px character
+NAME_CHARS, NAME_CHAR_WIDTH = 22, 6.6  # the names' room at least; an 11 px character
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,7 @@ def strategy_chart(
     top = MATRIX_TOP
     # the names whole (two programs may share a long prefix), and the family's mark
     left = TREE_WIDTH + max(NAMES_WIDTH, label_room(names, NAME_CHARS, NAME_CHAR_WIDTH) + 20)
+    name_x = TREE_WIDTH + 11  # after the family's mark, at the dendrogram's leaves
     deepest = max((max(ys) for ys in dcoord), default=0.0) or 1.0
 
     def x_of(height: float) -> float:
@@ -213,8 +215,8 @@ def strategy_chart(
     marks: list[tuple[float, float, str]] = []
     for row, (name, family) in enumerate(zip(names, families, strict=True)):
         y, fill = top + row * size, family_colour(family)
-        labels.append((left - 14, y + size - 2.5, name, name, fill))
-        marks.append((left - 11, y + 2, fill))
+        labels.append((name_x, y + size - 2.5, name, name, fill))
+        marks.append((TREE_WIDTH - 1, y + 2, fill))
     return StrategyChart(
         width=left + n * size + 6,
         height=top + n * size + 8,
