@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 from support.webhill import Server, chromium, console_errors, css, get, load, reference_programs
 
@@ -38,7 +39,11 @@ PROGRAMS = [
     ("old_david", "werecat_dreadnought", "david_werecat_dreadnought"),
     ("old_david", "werecat_juggernaut", "david_werecat_juggernaut"),
     ("quintopia", "space_hotel", "quintopia_space_hotel"),
-    ("Gregor", "furry_furry_leather_discipline_girls", "Gregor_furry_furry_leather_discipline_girls"),
+    (
+        "Gregor",
+        "furry_furry_leather_discipline_girls",
+        "Gregor_furry_furry_leather_discipline_girls",
+    ),
     ("myndzi", "slowrush", "myndzi_slowrush"),
 ]
 FULL_NAMES = {f"{owner}.{name}" for owner, name, _ in PROGRAMS}
@@ -79,12 +84,12 @@ def quote(name: str) -> str:
     return urllib.parse.quote(name, safe="")
 
 
-def shown_text(element) -> str:  # noqa: ANN001 (a selenium WebElement)
+def shown_text(element: WebElement) -> str:
     """The text as drawn, the line breaks a narrow cell makes taken out."""
     return element.get_attribute("innerText").replace("\n", "").replace("\u200b", "")
 
 
-def drawn_text(text) -> str:  # noqa: ANN001 (a selenium WebElement: an SVG <text>)
+def drawn_text(text: WebElement) -> str:
     """What an SVG text draws (its own text, not its tooltip's <title>)."""
     return text.parent.execute_script(
         "return Array.from(arguments[0].childNodes).filter((n) => n.nodeType === 3)"
@@ -101,7 +106,8 @@ const seen = (el) => {
   const r = el.getBoundingClientRect();
   if (r.width === 0 || el.scrollWidth > el.clientWidth + 1) return false;
   const box = el.closest('.scroll');
-  if (r.left >= 0 && r.right <= Math.min(window.innerWidth, box ? box.getBoundingClientRect().right + 0.5 : Infinity)) return true;
+  const edge = box ? box.getBoundingClientRect().right + 0.5 : Infinity;
+  if (r.left >= 0 && r.right <= Math.min(window.innerWidth, edge)) return true;
   if (!box || box.scrollWidth <= box.clientWidth) return false;
   const hint = box.closest('.table-box').querySelector('.scroll-hint');
   return hint.getBoundingClientRect().height > 0;
@@ -124,7 +130,8 @@ for (let i = 0; i < boxes.length; i++)
   for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i], b = boxes[j];
     const s = 3;
-    if (a.left < b.right - s && b.left < a.right - s && a.top < b.bottom - s && b.top < a.bottom - s)
+    if (a.left < b.right - s && b.left < a.right - s
+        && a.top < b.bottom - s && b.top < a.bottom - s)
       hits.push([i, j]);
   }
 return hits;
@@ -204,7 +211,7 @@ def test_a_programs_statistics_say_what_they_mean_and_what_is_good(
         scale = stat.find_element(By.CSS_SELECTOR, "dd.scale").text
         assert means and scale.startswith("Scale:"), stat.text
     # on the hill QOOA is 1: TAPL_q repeats TAPL, and says why
-    tapl_q = next(s for s, t in zip(stats, terms, strict=True) if t.startswith("TAPL") and t != "TAPL")
+    tapl_q = next(s for s, t in zip(stats, terms, strict=True) if t.startswith("TAPL") and t[4:])
     assert "the same as TAPL here, as QOOA is 1" in tapl_q.text
     # the numbers the spec defines, as the API gives them
     st = next(
@@ -275,7 +282,8 @@ def test_the_strategy_map_has_whole_names_and_legends(
     assert browser.execute_script(
         "const svg = document.querySelector('figure.duels svg.legend').getBoundingClientRect();"
         "return Array.from(document.querySelectorAll('figure.duels svg.legend text'),"
-        " (t) => t.getBoundingClientRect()).every((r) => r.left >= svg.left && r.right <= svg.right);"
+        " (t) => t.getBoundingClientRect())"
+        ".every((r) => r.left >= svg.left && r.right <= svg.right);"
     )
     # the family colours have a legend: each colour drawn is named there, with its programs
     drawn = {r.get_attribute("fill") for r in css(browser, "figure.results rect.family")}

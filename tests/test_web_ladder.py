@@ -137,7 +137,8 @@ def test_the_ladder_page_in_a_browser(
             "const box = svg.closest('.scroll');"
             "const hint = svg.closest('.table-box').querySelector('.scroll-hint');"
             "const r = box.getBoundingClientRect();"
-            "return [r.left, r.right, svg.getBoundingClientRect().width / svg.viewBox.baseVal.width,"
+            "const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;"
+            "return [r.left, r.right, scale,"
             " box.scrollWidth > box.clientWidth, hint.getBoundingClientRect().height > 0];"
         )
         label_px = 12 * chart[2]

@@ -257,9 +257,7 @@ def family_legend(names: Sequence[str], families: Sequence[int]) -> list[Family]
     for name, family in zip(names, families, strict=True):
         found.setdefault(family, []).append(name)
     numbered = sorted(f for f in found if f)
-    legend = [
-        Family(family_colour(f), f"family {i}", found[f]) for i, f in enumerate(numbered, 1)
-    ]
+    legend = [Family(family_colour(f), f"family {i}", found[f]) for i, f in enumerate(numbered, 1)]
     if 0 in found:
         legend.append(Family(family_colour(0), "in no family", found[0]))
     return legend

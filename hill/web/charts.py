@@ -117,11 +117,6 @@ class ErrorBars:
     x_ticks: list[tuple[float, str]]
 
 
-def cut(text: str, chars: int) -> str:
-    """A label of at most `chars` characters: a longer one ends in "…"."""
-    return text if len(text) <= chars else text[: chars - 1] + "…"
-
-
 def _log_ticks(low: float, high: float) -> list[float]:
     """1, 2 and 5 times powers of ten within [low, high] (at most 6: the 2s
     go first, then the 5s; the ends when fewer than 2)."""
