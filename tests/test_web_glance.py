@@ -25,6 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from support.webhill import Server, chromium, console_errors, css, get, load, reference_programs
 
 from hill.config import HillSettings
+from hill.web.bump_chart import bump_chart
 from hill.writers.hill import Hill
 
 WIDTHS = {"phone": 390, "desktop": 1280}
@@ -332,3 +333,16 @@ def test_the_battle_viewer_says_how_cells_and_flags_show(
     text = key.text
     assert "starts at 128" in text and "\u2212128" in text and "Values" in text
     assert page_fits(browser)
+
+
+def test_the_bump_chart_leaves_room_for_whole_names() -> None:
+    """A tournament's reality show: names are drawn whole, left of stage 1,
+    however long (the room grows; short names keep the usual 190 px)."""
+    long = ["old_david.werecat_juggernaut", "Gregor.furry_furry_leather_discipline_girls"]
+    stages = [[*long, "a.b"], [long[1], "a.b"], ["a.b"]]
+    chart = bump_chart(stages)
+    first = chart.stage_ticks[0][0]
+    assert first > 190 and chart.name_x < first
+    # the longest label ("2. Gregor...", 46 characters) fits left of its text end at 11 px
+    assert chart.name_x >= 46 * 6
+    assert bump_chart([["a.b", "c.d"], ["a.b"]]).stage_ticks[0][0] == 190
