@@ -232,14 +232,21 @@ def test_the_duel_chart_names_every_opponent_whole(
     names = [drawn_text(t) for t in css(browser, ".duel-chart text.name")]
     assert sorted(names) == sorted(FULL_NAMES - {"alice.slag"})
     assert overlaps(browser, ".duel-chart text") == []
-    # every name ends before the plot begins (no name under a bar)
+    # no name drawn over a bar, a cap or a dot
     assert browser.execute_script(
-        "const right = Math.max(...Array.from(document.querySelectorAll('.duel-chart text.name'),"
-        " (t) => t.getBoundingClientRect().right));"
-        "const left = Math.min(...Array.from(document.querySelectorAll('.duel-chart line.cap'),"
-        " (l) => l.getBoundingClientRect().left));"
-        "return right < left;"
+        "const box = (e) => e.getBoundingClientRect();"
+        "const names = Array.from(document.querySelectorAll('.duel-chart text.name'), box);"
+        "const marks = Array.from(document.querySelectorAll("
+        "'.duel-chart line.interval, .duel-chart line.cap, .duel-chart circle.dot'), box);"
+        "return names.every((a) => marks.every((b) => a.right <= b.left || b.right <= a.left"
+        " || a.bottom <= b.top + 1 || b.bottom <= a.top + 1));"
     )
+    # the bars are in view at once, on a phone too (only a very long name may scroll)
+    assert browser.execute_script(
+        "const box = document.querySelector('.duel-chart .scroll').getBoundingClientRect();"
+        "return Array.from(document.querySelectorAll('.duel-chart line.cap'),"
+        " (l) => l.getBoundingClientRect().right <= Math.min(box.right, window.innerWidth));"
+    ) == [True] * 2 * len(names)
     # the names themselves can be seen at once, even on a phone
     assert browser.execute_script(
         "return Array.from(document.querySelectorAll('.duel-chart text.name'),"
