@@ -122,7 +122,7 @@ def test_the_ladder_page_in_a_browser(
             assert tip.startswith(f"{row['rank']}. {row['name']}: rating {row['rating']:.2f}")
         names = [t.get_attribute("textContent") for t in css(browser, ".ladder-chart text.name")]
         hostile = next(i for i, r in enumerate(data["ranking"]) if r["program"].startswith("a["))
-        assert names[hostile] == f"{HOSTILE_OWNER}.{LONG_NAME}"[:18] + "…"
+        assert names[hostile].startswith(f"{HOSTILE_OWNER}.{LONG_NAME}")  # whole, never cut
         assert f"{HOSTILE_OWNER}.{LONG_NAME}@1" in tips[hostile]
         # the interval is drawn around the rating: low <= rating <= high, across
         for bar in bars[:5]:
@@ -130,15 +130,21 @@ def test_the_ladder_page_in_a_browser(
             dot = bar.find_element(By.TAG_NAME, "circle")
             low, high = float(line.get_attribute("x1")), float(line.get_attribute("x2"))
             assert low <= float(dot.get_attribute("cx")) <= high
-        # readable: the chart fits the screen, its labels at least 10 px
+        # readable: the chart's box fits the screen (the chart scrolls in it when
+        # it is wider, with a hint that says so), its labels at least 10 px
         chart = browser.execute_script(
             "const svg = document.querySelector('.ladder-chart svg');"
-            "const box = svg.getBoundingClientRect();"
-            "return [box.left, box.right, box.width / svg.viewBox.baseVal.width];"
+            "const box = svg.closest('.scroll');"
+            "const hint = svg.closest('.table-box').querySelector('.scroll-hint');"
+            "const r = box.getBoundingClientRect();"
+            "const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;"
+            "return [r.left, r.right, scale,"
+            " box.scrollWidth > box.clientWidth, hint.getBoundingClientRect().height > 0];"
         )
         label_px = 12 * chart[2]
-        print(f"{size}: chart {chart[1] - chart[0]:.0f} px wide, labels {label_px:.1f} px")
+        print(f"{size}: chart box {chart[1] - chart[0]:.0f} px wide, labels {label_px:.1f} px")
         assert chart[0] >= 0 and chart[1] <= SIZES[size][0] and label_px >= 10
+        assert chart[3] == chart[4]  # scrolled only with the hint shown
         # the table: every program, in rank order, on-hill ones linked to their page
         rows = css(browser, "#ladder tbody tr")
         assert len(rows) == data["pool"]

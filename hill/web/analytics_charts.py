@@ -22,7 +22,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from hill.web.charts import cut
+from hill.web.charts import label_room
 
 # viridis at nine stops (dark purple, blue, green, yellow): a value's colour
 VIRIDIS = [
@@ -155,10 +155,11 @@ def _legend_label(value: float, high: float) -> str:
     return f"{value:.0%}" if high <= 1 else f"{value:.0f}"
 
 
-# the dendrogram, then the names (right-aligned), then the matrix: on a
-# phone the names show first and the matrix scrolls sideways
+# the dendrogram, then each leaf's family mark and its whole name (from the
+# left, so that a phone shows where each starts), then the matrix, which
+# scrolls sideways on a phone
 MATRIX_CELL, TREE_WIDTH, NAMES_WIDTH, MATRIX_TOP = 12, 90, 170, 6
-NAME_CHARS = 26  # longer names are cut (the whole name is in the tooltip)
+NAME_CHARS, NAME_CHAR_WIDTH = 22, 6.6  # the names' room at least; an 11 px character
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,9 @@ def strategy_chart(
     n = len(names)
     size = MATRIX_CELL
     top = MATRIX_TOP
-    left = TREE_WIDTH + NAMES_WIDTH
+    # the names whole (two programs may share a long prefix), and the family's mark
+    left = TREE_WIDTH + max(NAMES_WIDTH, label_room(names, NAME_CHARS, NAME_CHAR_WIDTH) + 20)
+    name_x = TREE_WIDTH + 11  # after the family's mark, at the dendrogram's leaves
     deepest = max((max(ys) for ys in dcoord), default=0.0) or 1.0
 
     def x_of(height: float) -> float:
@@ -212,8 +215,8 @@ def strategy_chart(
     marks: list[tuple[float, float, str]] = []
     for row, (name, family) in enumerate(zip(names, families, strict=True)):
         y, fill = top + row * size, family_colour(family)
-        labels.append((left - 14, y + size - 2.5, cut(name, NAME_CHARS), name, fill))
-        marks.append((left - 11, y + 2, fill))
+        labels.append((name_x, y + size - 2.5, name, name, fill))
+        marks.append((TREE_WIDTH - 1, y + 2, fill))
     return StrategyChart(
         width=left + n * size + 6,
         height=top + n * size + 8,
@@ -236,8 +239,28 @@ def duel_legend(limit: int) -> Legend:
     ticks = [10**k for k in range(round(math.log10(limit)) + 1)]
     return Legend(
         stops=[(s, colour(s)) for s in (i / 8 for i in range(9))],
-        ticks=[(log_cycles_share(t, limit), f"{t:,}") for t in ticks],
+        ticks=[(log_cycles_share(t, limit), cycles_tick(t)) for t in ticks],
     )
+
+
+@dataclass(frozen=True)
+class Family:
+    colour: str
+    label: str
+    members: list[str]
+
+
+def family_legend(names: Sequence[str], families: Sequence[int]) -> list[Family]:
+    """What each colour of a strategy map's dendrogram and marks stands for:
+    a family of programs that play alike, then (grey) those in none."""
+    found: dict[int, list[str]] = {}
+    for name, family in zip(names, families, strict=True):
+        found.setdefault(family, []).append(name)
+    numbered = sorted(f for f in found if f)
+    legend = [Family(family_colour(f), f"family {i}", found[f]) for i, f in enumerate(numbered, 1)]
+    if 0 in found:
+        legend.append(Family(family_colour(0), "in no family", found[0]))
+    return legend
 
 
 # --- what the templates call --------------------------------------------

@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hill.web.charts import label_room
+
 STEP_X = 36  # px between two stages
 STEP_Y = 20  # px between two ranks
-NAMES_WIDTH = 190  # room for the names, left of stage 1
+NAMES_WIDTH = 190  # room for the names, left of stage 1, at least (names are whole)
+NAME_CHARS, NAME_CHAR_WIDTH = 26, 6.6  # an 11 px label's characters
 TOP = 24  # room for the stage numbers
 RIGHT = 16
 BOTTOM = 10
@@ -53,9 +56,9 @@ class BumpChart:
     lines: tuple[BumpLine, ...]
 
 
-def stage_x(stage: int) -> int:
-    """The x of stage `stage` (1-based)."""
-    return NAMES_WIDTH + (stage - 1) * STEP_X
+def stage_x(stage: int, names_width: int = NAMES_WIDTH) -> int:
+    """The x of stage `stage` (1-based), right of names `names_width` wide."""
+    return names_width + (stage - 1) * STEP_X
 
 
 def rank_y(rank: int) -> int:
@@ -74,19 +77,21 @@ def color(index: int, count: int) -> str:
 def bump_chart(stages: Sequence[Sequence[str]]) -> BumpChart:
     """The chart of a reality show: `stages[k]` is stage k+1's ranking, best first."""
     count = len(stages[0]) if stages else 0
+    labels = [f"{rank}. {name}" for rank, name in enumerate(stages[0] if stages else (), 1)]
+    names_width = max(NAMES_WIDTH, label_room(labels, NAME_CHARS, NAME_CHAR_WIDTH) + LABEL_GAP + 4)
     lines = []
     for index, name in enumerate(stages[0] if stages else ()):
         points = []
         for number, ranking in enumerate(stages, 1):
             if name not in ranking:
                 break
-            points.append((stage_x(number), rank_y(ranking.index(name) + 1)))
+            points.append((stage_x(number, names_width), rank_y(ranking.index(name) + 1)))
         lines.append(BumpLine(name, index + 1, tuple(points), len(points), color(index, count)))
     return BumpChart(
-        width=stage_x(max(len(stages), 1)) + RIGHT,
+        width=stage_x(max(len(stages), 1), names_width) + RIGHT,
         height=rank_y(max(count, 1)) + BOTTOM,
-        name_x=NAMES_WIDTH - LABEL_GAP,
-        stage_ticks=tuple((stage_x(k), k) for k in range(1, len(stages) + 1)),
+        name_x=names_width - LABEL_GAP,
+        stage_ticks=tuple((stage_x(k, names_width), k) for k in range(1, len(stages) + 1)),
         rank_ticks=tuple((rank_y(r), r) for r in range(1, count + 1)),
         lines=tuple(lines),
     )

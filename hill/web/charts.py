@@ -78,20 +78,34 @@ def line_chart(
 
 # the error-bar chart of the ladder: a row per program, its rank and name on
 # the left, ratings on a log scale (shares of 1000, from far below 1 up).
-# Narrow, so that its 12-unit labels stay readable scaled down to a phone.
-BAR_WIDTH, BAR_LABEL, BAR_ROW, BAR_TOP, BAR_BOTTOM, BAR_RIGHT = 360, 162, 17, 6, 26, 10
+# Drawn at its own size (12 px labels): names are never cut, so that two
+# programs sharing a prefix ("old_david.werecat_...") stay apart.  Short
+# names sit left of their bars; when one would not fit there, every name
+# goes on a line of its own above its bar, so that the bars still fit a
+# phone (a name longer than the chart scrolls sideways in the chart's box).
+BAR_PLOT, BAR_ROW, BAR_TOP, BAR_BOTTOM, BAR_RIGHT = 188, 17, 6, 26, 10
 BAR_RANK, BAR_NAME = 24, 30  # where the rank ends and the name starts, across
-LABEL_CHARS = 19  # longer names are cut (the whole name is in the tooltip)
+BAR_SIDE = 124  # the names' room left of the bars (16 characters)
+BAR_STACKED = 288  # the plot's width when the names are above the bars
+LABEL_CHARS = 19  # the names' room at least, in characters
+CHAR_WIDTH = 7.5  # a 12 px character at most, but for the widest few (m, w, W, M)
+
+
+def label_room(names: Sequence[str], chars: int = LABEL_CHARS, width: float = CHAR_WIDTH) -> int:
+    """The width that holds the longest of `names` whole, in px."""
+    longest = max((len(n) + sum(c in "mwMW" for c in n) // 2 for n in names), default=0)
+    return math.ceil(max(chars, longest) * width)
 
 
 @dataclass(frozen=True)
 class Bar:
+    name_y: float  # the baseline of its rank and name
     y: float
     x: float  # the rating
     low: float  # and its interval
     high: float
     rank: int
-    label: str  # the name, cut to fit
+    label: str  # the whole name
     tooltip: str
     highlight: bool
 
@@ -106,11 +120,6 @@ class ErrorBars:
     right: int
     bars: list[Bar]
     x_ticks: list[tuple[float, str]]
-
-
-def cut(text: str, chars: int) -> str:
-    """A label of at most `chars` characters: a longer one ends in "…"."""
-    return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
 def _log_ticks(low: float, high: float) -> list[float]:
@@ -146,7 +155,11 @@ def error_bars(
     values = [v for r in rows for v in (r[low_key], r[high_key], r[value])]
     positive = [v for v in values if v > 0] or [1.0]
     low, high = span or (min(positive) / 1.2, max(positive) * 1.2)
-    left, right = BAR_LABEL, BAR_WIDTH - BAR_RIGHT
+    room = label_room([str(r[name]) for r in rows], chars=1)
+    stacked = room > BAR_SIDE
+    left = BAR_NAME if stacked else BAR_NAME + BAR_SIDE + 8
+    right = left + (BAR_STACKED if stacked else BAR_PLOT)
+    row = 2 * BAR_ROW - 2 if stacked else BAR_ROW
 
     def x(value: float) -> float:
         share = (math.log(max(value, low)) - math.log(low)) / (math.log(high) - math.log(low))
@@ -160,20 +173,21 @@ def error_bars(
 
     bars = [
         Bar(
-            y=BAR_TOP + BAR_ROW * (i + 0.5),
+            name_y=BAR_TOP + row * i + 12 if stacked else BAR_TOP + row * (i + 0.5) + 4,
+            y=BAR_TOP + row * (i + 0.5) + (7 if stacked else 0),
             x=x(r[value]),
             low=x(r[low_key]),
             high=x(r[high_key]),
             rank=r["rank"],
-            label=cut(r[name], LABEL_CHARS),
+            label=str(r[name]),
             tooltip=(tooltip or rating)(r),
             highlight=bool(r.get(highlight)),
         )
         for i, r in enumerate(rows)
     ]
     return ErrorBars(
-        width=BAR_WIDTH,
-        height=BAR_TOP + BAR_ROW * len(rows) + BAR_BOTTOM,
+        width=max(right, BAR_NAME + room) + BAR_RIGHT,
+        height=BAR_TOP + row * len(rows) + BAR_BOTTOM,
         rank_x=BAR_RANK,
         name_x=BAR_NAME,
         left=left,

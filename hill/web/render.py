@@ -95,6 +95,7 @@ env.globals.update(
     results_chart=analytics_charts.results_chart,
     duels_chart=analytics_charts.duels_chart,
     duel_legend=analytics_charts.duel_legend,
+    family_legend=analytics_charts.family_legend,
     cycles_tick=analytics_charts.cycles_tick,
     cells_markup=analytics_charts.cells_markup,
 )
