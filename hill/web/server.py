@@ -39,6 +39,7 @@ from hill.web import (
     history_views,
     lab_views,
     ladder_page,
+    openapi,
     tournament_views,
     trial_views,
     upload,
@@ -174,6 +175,7 @@ def create_app(
     contest_views.setup(app, queries.db)
     lab_views.setup(app, queries, hill)
     app.add_routes(history_views.routes)
+    app.add_routes(openapi.routes)
     app.add_routes(GitHttp(repository).routes())
     app.on_response_prepare.append(security_headers)
     app.on_cleanup.append(_close_threads)

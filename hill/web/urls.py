@@ -78,6 +78,8 @@ PATHS = {
     "lab": "/lab",
     "lab-json": "/api/lab/state",
     "lab-rank": "/api/lab/rank",
+    # the JSON API described (hill/web/openapi.py)
+    "openapi-json": "/api/openapi.json",
 }
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)
