@@ -51,6 +51,8 @@ def one_of(*schemas: Schema) -> Schema:
 
 # programs by name: their code hashes
 CODES: Schema = {"type": "object", "additionalProperties": STR}
+# one side of a changed file: its size and code hash
+SIDE = obj({"bytes": INT, "hash": STR})
 
 # a hill event as every state's answer names it (null: the empty hill)
 EVENT = nullable(
@@ -182,20 +184,7 @@ ANSWERS: dict[str, Schema] = {
                         "status": STR,
                         "left": ANY,
                         "left_reason": ANY,
-                        "event": obj(
-                            {
-                                "id": NUM,
-                                "time": STR,
-                                "kind": STR,
-                                "actor": STR,
-                                "summary": STR,
-                                "commit": STR,
-                                "program": STR,
-                                "displaced": ANY,
-                                "size": NUM,
-                                "contest": ANY,
-                            }
-                        ),
+                        "event": EVENT,
                         "rank": NUM,
                         "diff": ANY,
                     }
@@ -209,18 +198,20 @@ ANSWERS: dict[str, Schema] = {
                     "jousts": NUM,
                     "waiting": array(ANY),
                     "tapes": array(NUM),
-                    "heat": array(array(NUM)),
-                    "decoys": obj({"by_tape": array(array(NUM)), "cells": array(NUM)}),
+                    "heat": nullable(array(array(NUM))),
+                    "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
                     "duels": array(
                         obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})
                     ),
-                    "losses": obj(
-                        {
-                            "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                            "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                            "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                            "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                        }
+                    "losses": nullable(
+                        obj(
+                            {
+                                "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                                "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                                "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                                "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
+                            }
+                        )
                     ),
                     "problems": array(
                         obj(
@@ -243,20 +234,7 @@ ANSWERS: dict[str, Schema] = {
     ),
     "pair-json": obj(
         {
-            "event": obj(
-                {
-                    "id": NUM,
-                    "time": STR,
-                    "kind": STR,
-                    "actor": STR,
-                    "summary": STR,
-                    "commit": STR,
-                    "program": ANY,
-                    "displaced": ANY,
-                    "size": NUM,
-                    "contest": STR,
-                }
-            ),
+            "event": EVENT,
             "left": STR,
             "right": STR,
             "left_rank": NUM,
@@ -314,20 +292,7 @@ ANSWERS: dict[str, Schema] = {
     "source-json": obj({"event": EVENT, "program": STR, "bytes": NUM, "code": STR}),
     "commit-json": obj(
         {
-            "event": obj(
-                {
-                    "id": NUM,
-                    "time": STR,
-                    "kind": STR,
-                    "actor": STR,
-                    "summary": STR,
-                    "commit": STR,
-                    "program": ANY,
-                    "displaced": ANY,
-                    "size": NUM,
-                    "contest": STR,
-                }
-            ),
+            "event": EVENT,
             "commit": obj(
                 {
                     "sha": STR,
@@ -340,19 +305,38 @@ ANSWERS: dict[str, Schema] = {
                     "message": STR,
                 }
             ),
-            "programs": array(ANY),
+            "programs": array(
+                obj(
+                    {
+                        "program": STR,
+                        "status": STR,
+                        "old": nullable(SIDE),
+                        "new": nullable(SIDE),
+                        "diff": obj(
+                            {
+                                "hunks": array({"type": "object"}),
+                                "changes": INT,
+                                "deleted": INT,
+                                "inserted": INT,
+                                "whole": BOOL,
+                                "truncated": BOOL,
+                            }
+                        ),
+                    }
+                )
+            ),
             "other_files": array(obj({"path": STR, "status": STR})),
             "standings": obj(
                 {
-                    "before": NUM,
+                    "before": nullable(NUM),
                     "moves": array(
                         obj(
                             {
                                 "program": STR,
-                                "before": NUM,
-                                "after": NUM,
-                                "points_before": NUM,
-                                "points_after": NUM,
+                                "before": nullable(NUM),
+                                "after": nullable(NUM),
+                                "points_before": nullable(NUM),
+                                "points_after": nullable(NUM),
                                 "move": STR,
                                 "places": NUM,
                                 "updated": BOOL,
@@ -363,7 +347,59 @@ ANSWERS: dict[str, Schema] = {
             ),
         }
     ),
-    "ladder-json": obj({"ladder": ANY}),
+    # null until the all-time ladder is first fitted (then with `programs`)
+    "ladder-json": obj(
+        {
+            "ladder": nullable(
+                obj(
+                    {
+                        "pool": INT,
+                        "pairs": INT,
+                        "jousts_played": INT,
+                        "ranking": array(
+                            obj(
+                                {
+                                    "rank": INT,
+                                    "name": STR,
+                                    "rating": NUM,
+                                    "rating_low": NUM,
+                                    "rating_high": NUM,
+                                    "jousts": INT,
+                                    "stats": {"type": "object"},
+                                    "program": STR,
+                                    "version": INT,
+                                    "on_hill": BOOL,
+                                }
+                            )
+                        ),
+                        "computed_at": STR,
+                        "standing_jousts": INT,
+                        "ladder_jousts": INT,
+                        "waiting": array(ANY),
+                    }
+                )
+            ),
+            "programs": array(
+                obj(
+                    {
+                        "program": STR,
+                        "versions": array(
+                            obj(
+                                {
+                                    "version": INT,
+                                    "name": STR,
+                                    "rank": INT,
+                                    "rating": NUM,
+                                    "on_hill": BOOL,
+                                }
+                            )
+                        ),
+                    }
+                )
+            ),
+        },
+        optional=("programs",),
+    ),
     "tournaments-json": obj(
         {
             "tournaments": array(
@@ -420,7 +456,7 @@ ANSWERS: dict[str, Schema] = {
                         obj(
                             {
                                 "number": NUM,
-                                "bye": ANY,
+                                "bye": nullable(STR),
                                 "matches": array(obj({"a": STR, "b": STR, "margin": NUM})),
                             }
                         )
@@ -488,7 +524,7 @@ ANSWERS: dict[str, Schema] = {
                         "seconds_left": NUM,
                         "entrants": NUM,
                         "winner": nullable(STR),
-                        "void_reason": ANY,
+                        "void_reason": nullable(STR),
                     }
                 )
             ),
@@ -507,14 +543,14 @@ ANSWERS: dict[str, Schema] = {
                 obj(
                     {
                         "format": STR,
-                        "seed": ANY,
+                        "seed": nullable(INT),
                         "entrants": array(STR),
                         "ended": STR,
                         "rounds": array(
                             obj(
                                 {
                                     "number": NUM,
-                                    "bye": ANY,
+                                    "bye": nullable(STR),
                                     "matches": array(obj({"a": STR, "b": STR, "margin": NUM})),
                                 }
                             )
@@ -540,7 +576,7 @@ ANSWERS: dict[str, Schema] = {
             "winner": nullable(STR),
             "seconds_left": NUM,
             "entrants": NUM,
-            "void_reason": ANY,
+            "void_reason": nullable(STR),
             "control_entries": array(ANY),
             "now": STR,
             "created_at": STR,
@@ -589,20 +625,7 @@ ANSWERS: dict[str, Schema] = {
     ),
     "test-json": obj(
         {
-            "event": obj(
-                {
-                    "id": NUM,
-                    "time": STR,
-                    "kind": STR,
-                    "actor": STR,
-                    "summary": STR,
-                    "commit": ANY,
-                    "program": STR,
-                    "displaced": ANY,
-                    "size": NUM,
-                    "contest": ANY,
-                }
-            ),
+            "event": EVENT,
             "program": STR,
             "rank": NUM,
             "stats": obj(
@@ -647,18 +670,20 @@ ANSWERS: dict[str, Schema] = {
                     "jousts": NUM,
                     "waiting": array(ANY),
                     "tapes": array(NUM),
-                    "heat": array(array(NUM)),
-                    "decoys": obj({"by_tape": array(array(NUM)), "cells": array(NUM)}),
+                    "heat": nullable(array(array(NUM))),
+                    "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
                     "duels": array(
                         obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})
                     ),
-                    "losses": obj(
-                        {
-                            "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                            "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                            "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                            "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                        }
+                    "losses": nullable(
+                        obj(
+                            {
+                                "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                                "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                                "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                                "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
+                            }
+                        )
                     ),
                     "problems": array(
                         obj(
@@ -687,18 +712,20 @@ ANSWERS: dict[str, Schema] = {
             "jousts": NUM,
             "waiting": array(ANY),
             "tapes": array(NUM),
-            "heat": array(array(NUM)),
-            "decoys": obj({"by_tape": array(array(NUM)), "cells": array(NUM)}),
+            "heat": nullable(array(array(NUM))),
+            "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
             "duels": array(
                 obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})
             ),
-            "losses": obj(
-                {
-                    "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                    "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                    "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                    "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                }
+            "losses": nullable(
+                obj(
+                    {
+                        "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                        "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                        "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                        "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
+                    }
+                )
             ),
             "problems": array(
                 obj(
@@ -739,20 +766,7 @@ ANSWERS: dict[str, Schema] = {
     ),
     "test-strategy-json": obj(
         {
-            "event": obj(
-                {
-                    "id": NUM,
-                    "time": STR,
-                    "kind": STR,
-                    "actor": STR,
-                    "summary": STR,
-                    "commit": ANY,
-                    "program": STR,
-                    "displaced": ANY,
-                    "size": NUM,
-                    "contest": ANY,
-                }
-            ),
+            "event": EVENT,
             "pool": STR,
             "trial": STR,
             "size": NUM,
@@ -773,7 +787,7 @@ ANSWERS: dict[str, Schema] = {
     ),
     "tournament-strategy-json": obj(
         {
-            "event": ANY,
+            "event": EVENT,
             "pool": STR,
             "tournament": NUM,
             "size": NUM,

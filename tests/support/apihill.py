@@ -1,6 +1,6 @@
 """A small real hill with something behind every JSON twin, for the API's
 tests (tests/test_web_openapi.py): reference programs, a round robin and a
-Swiss, a played and an open contest, a `-test` trial; served by a real
+Swiss, a played and an open contest, a `-test` trial, the all-time ladder; served by a real
 `bfjoust web` process (webhill.WebProcess)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from support.webhill import build_hill, reference_programs
 from hill.rules.requests import RequestKind
 from hill.store.requests import RequestBook
 from hill.writers.hill import Hill, play_request
+from hill.writers.ladder import ArchiveLadder
 from hill.writers.tournaments import HillTournaments
 
 
@@ -53,4 +54,5 @@ def build(data_dir: Path) -> ApiHill:
     hill.contests.finish("summer")
     hill.contests.create("spring", "+1h", by="carol", title="Spring")
     enter(hill, "spring", "alice", programs[12][1])
+    ArchiveLadder(hill).step(40)  # the all-time ladder, fitted
     return ApiHill(hill, round_robin, swiss, trial, ("summer", "spring"))
