@@ -107,7 +107,7 @@ def fuzz(site: Site, document: dict[str, Any], examples: int) -> subprocess.Comp
          "--max-examples", str(examples), "--seed", str(SEED), "--workers", "2",
          "--phases", "examples,coverage,fuzzing", "--no-color",
          "--request-timeout", "60", "--suppress-health-check", "too_slow"],
-        capture_output=True, text=True, timeout=900,
+        capture_output=True, text=True, timeout=900, cwd=site.folder,
     )  # fmt: skip
 
 
@@ -115,14 +115,15 @@ def with_hill_values(site: Site, document: dict[str, Any]) -> dict[str, Any]:
     """The description with this hill's real names, ids and tokens offered
     beside any string (path parameters), and Lab rankings with rows of the
     right shape beside any body: the fuzzer then reaches the views' work, not
-    only their 404s and 400s."""
+    only their 404s and 400s (code hashes: programs on or off the hill)."""
     document = copy.deepcopy(document)
     standings = get(f"{site.url}/api/standings").json()
     names = [p["full_name"] for p in standings["programs"]]
+    hashes = [p["hash"] for p in get(f"{site.url}/api/lab/state").json()["programs"]]
     history = get(f"{site.url}/api/history").json()["changes"]
     tournaments = [str(t["id"]) for t in get(f"{site.url}/api/tournaments").json()["tournaments"]]
     real = {
-        "name": names + ["erin.probe", "nobody.here"],
+        "name": [*names, "erin.probe", "nobody.here"],
         "other": names,
         "id": tournaments,
         "round": ["1", "2", "3"],
@@ -137,9 +138,14 @@ def with_hill_values(site: Site, document: dict[str, Any]) -> dict[str, Any]:
                     if path.startswith("/api/contest/"):
                         values = list(site.api.contests)
                     parameter["schema"] = {"anyOf": [{"enum": values}, parameter["schema"]]}
+                elif parameter["name"] in ("left_code", "right_code"):
+                    parameter["schema"] = {"anyOf": [{"enum": hashes}, parameter["schema"]]}
                 elif parameter["name"] == "event":
                     parameter["schema"] = {"type": "integer", "minimum": 0, "maximum": 12}
-    body = document["paths"]["/api/lab/rank"]["post"]["requestBody"]["content"]
+    # rankings against the latest state, whose size the rows fit
+    rank = document["paths"]["/api/lab/rank"]["post"]
+    rank["parameters"][0]["schema"] = {"enum": [standings["event"]["id"]]}
+    body = rank["requestBody"]["content"]
     row = {"type": "string", "pattern": f"^[-+0]{{{BATTLES}}}$"}
     n = len(names)
     runs = {

@@ -267,7 +267,7 @@ ANSWERS: dict[str, Schema] = {
             "tape_length": NUM,
             "polarity": STR,
             "outcome": NUM,
-            "winner": STR,
+            "winner": nullable(STR),
             "reason": STR,
             "summary": STR,
             "cycles": NUM,
@@ -410,17 +410,17 @@ ANSWERS: dict[str, Schema] = {
                         "pool": STR,
                         "started_by": STR,
                         "created_at": STR,
-                        "finished_at": STR,
+                        "finished_at": nullable(STR),
                         "entrants": NUM,
                         "rounds_played": NUM,
                         "rounds_planned": NUM,
                         "matches_committed": NUM,
                         "matches_expected": NUM,
-                        "leader": STR,
-                        "ended": STR,
+                        "leader": nullable(STR),
+                        "ended": nullable(STR),
                         "running": BOOL,
                         "complete": BOOL,
-                        "winner": STR,
+                        "winner": nullable(STR),
                         "percent": NUM,
                     }
                 )
@@ -434,24 +434,24 @@ ANSWERS: dict[str, Schema] = {
             "pool": STR,
             "started_by": STR,
             "created_at": STR,
-            "finished_at": STR,
+            "finished_at": nullable(STR),
             "entrants": NUM,
             "rounds_played": NUM,
             "rounds_planned": NUM,
             "matches_committed": NUM,
             "matches_expected": NUM,
-            "leader": STR,
-            "ended": STR,
+            "leader": nullable(STR),
+            "ended": nullable(STR),
             "running": BOOL,
             "complete": BOOL,
-            "winner": STR,
+            "winner": nullable(STR),
             "percent": NUM,
             "result": obj(
                 {
                     "format": STR,
                     "seed": nullable(NUM),
                     "entrants": array(STR),
-                    "ended": STR,
+                    "ended": nullable(STR),
                     "rounds": array(
                         obj(
                             {
@@ -545,7 +545,7 @@ ANSWERS: dict[str, Schema] = {
                         "format": STR,
                         "seed": nullable(INT),
                         "entrants": array(STR),
-                        "ended": STR,
+                        "ended": nullable(STR),
                         "rounds": array(
                             obj(
                                 {

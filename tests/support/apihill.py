@@ -1,20 +1,21 @@
 """A small real hill with something behind every JSON twin, for the API's
-tests (tests/test_web_openapi.py): reference programs, a round robin and a
-Swiss, a played and an open contest, a `-test` trial, the all-time ladder; served by a real
-`bfjoust web` process (webhill.WebProcess)."""
+tests (tests/test_web_openapi.py): reference programs, a round robin, a
+Swiss and a Swiss stopped mid-way, a played and an open contest, a `-test`
+trial and the all-time ladder; served by a real `bfjoust web` process
+(webhill.WebProcess)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-
-from support.webhill import build_hill, reference_programs
 
 from hill.rules.requests import RequestKind
 from hill.store.requests import RequestBook
 from hill.writers.hill import Hill, play_request
 from hill.writers.ladder import ArchiveLadder
 from hill.writers.tournaments import HillTournaments
+from support.webhill import build_hill, reference_programs
 
 
 @dataclass
@@ -36,6 +37,15 @@ def enter(hill: Hill, contest: str, owner: str, code: bytes) -> None:
     play_request(hill, book.start(asked.id))
 
 
+class Stop(Exception):
+    """Stops a tournament mid-way, as a crash would."""
+
+
+def stop_after_four(done: int, _total: int) -> None:
+    if done >= 4:
+        raise Stop
+
+
 def build(data_dir: Path) -> ApiHill:
     programs = reference_programs()
     hill = build_hill(data_dir, programs[:6])
@@ -44,6 +54,9 @@ def build(data_dir: Path) -> ApiHill:
     service.run(round_robin)
     swiss = service.create("swiss", "hill", seed=3)
     service.run(swiss)
+    running = service.create("swiss", "hill", seed=5)
+    with contextlib.suppress(Stop):
+        service.run(running, stop_after_four)  # as a crash leaves it: running
     trial = hill.challenge("erin", "probe", programs[7][1], test_only=True).page
     assert trial
     played = hill.contests.create("summer", "+1h", by="carol", title="Summer")
