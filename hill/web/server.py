@@ -8,7 +8,8 @@ the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
 tournaments, contest_views.py the contests, lab_views.py the Lab
-(static/lab/: its scripts and the engine compiled to WebAssembly);
+(static/lab/: its scripts and the engine compiled to WebAssembly),
+openapi.py the JSON API's OpenAPI description (/api/openapi.json);
 requestlog.py keeps the access log to one line a request; connections.py
 bounds the connections (slow, idle, too many); process.py runs all this in a
 process of its own for the bot.
