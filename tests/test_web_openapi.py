@@ -88,14 +88,15 @@ def test_the_description_fails_an_answer_that_does_not_match(site: Site) -> None
     schema["schema"]["properties"]["size"] = {"type": "string"}
     done = fuzz(site, {**document, "paths": wrong}, examples=5)
     assert done.returncode != 0
-    assert "response_schema_conformance" in done.stdout or "schema" in done.stdout.lower()
+    assert "Response violates schema" in done.stdout and "/properties/size" in done.stdout
 
 
 def test_the_fuzzer_finds_no_server_error_and_every_answer_as_described(site: Site) -> None:
     done = fuzz(site, with_hill_values(site, described(site)), examples=EXAMPLES)
     print(done.stdout[-3000:])
     assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:] + site.web.log()
-    assert "25 passed" in done.stdout or "passed" in done.stdout
+    operations = sum(len(item) for item in described(site)["paths"].values())
+    assert f"Tested: {operations}" in done.stdout  # every operation was fuzzed
 
 
 def fuzz(site: Site, document: dict[str, Any], examples: int) -> subprocess.CompletedProcess:
