@@ -8,7 +8,8 @@ the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
 battles; history_views.py (on commits.py) the history's commit pages, code
 and feed, git_http.py the repository to git clients; tournament_views.py the
 tournaments, contest_views.py the contests, lab_views.py the Lab
-(static/lab/: its scripts and the engine compiled to WebAssembly);
+(static/lab/: its scripts and the engine compiled to WebAssembly),
+openapi.py the JSON API's OpenAPI description (/api/openapi.json);
 requestlog.py keeps the access log to one line a request; connections.py
 bounds the connections (slow, idle, too many); process.py runs all this in a
 process of its own for the bot.
@@ -40,6 +41,7 @@ from hill.web import (
     history_views,
     lab_views,
     ladder_page,
+    openapi,
     tournament_views,
     trial_views,
     upload,
@@ -175,6 +177,7 @@ def create_app(
     contest_views.setup(app, queries.db)
     lab_views.setup(app, queries, hill)
     app.add_routes(history_views.routes)
+    app.add_routes(openapi.routes)
     app.add_routes(GitHttp(repository).routes())
     health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)
     app.on_response_prepare.append(security_headers)

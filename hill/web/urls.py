@@ -81,6 +81,8 @@ PATHS = {
     # the operator's: the hill's health (JSON) and its Prometheus metrics (hill/web/health.py)
     "healthz": "/healthz",
     "metrics": "/metrics",
+    # the JSON API described (hill/web/openapi.py)
+    "openapi-json": "/api/openapi.json",
 }
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)
