@@ -72,6 +72,46 @@ EVENT = nullable(
     )
 )
 
+# a program's profile: its page's analytics (the program page and a -test page alike)
+PROFILE = obj(
+    {
+        "program": STR,
+        "code": STR,
+        "jousts": NUM,
+        "waiting": array(ANY),
+        "tapes": array(NUM),
+        "heat": nullable(array(array(NUM))),
+        "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
+        "duels": array(obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})),
+        "losses": nullable(
+            obj(
+                {
+                    "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                    "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                    "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
+                    "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
+                }
+            )
+        ),
+        "problems": array(
+            obj(
+                {
+                    "program": STR,
+                    "rank": NUM,
+                    "code": STR,
+                    "lost": NUM,
+                    "flag": NUM,
+                    "off_tape": NUM,
+                    "reason": STR,
+                    "sample": obj({"tape": NUM, "polarity": STR}),
+                }
+            )
+        ),
+        "alike": array(obj({"program": STR, "rank": NUM, "distance": NUM})),
+    }
+)
+
+
 ANSWERS: dict[str, Schema] = {
     "standings-json": obj(
         {
@@ -191,45 +231,7 @@ ANSWERS: dict[str, Schema] = {
                 )
             ),
             "departed": ANY,
-            "profile": obj(
-                {
-                    "program": STR,
-                    "code": STR,
-                    "jousts": NUM,
-                    "waiting": array(ANY),
-                    "tapes": array(NUM),
-                    "heat": nullable(array(array(NUM))),
-                    "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
-                    "duels": array(
-                        obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})
-                    ),
-                    "losses": nullable(
-                        obj(
-                            {
-                                "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                                "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                                "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                                "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                            }
-                        )
-                    ),
-                    "problems": array(
-                        obj(
-                            {
-                                "program": STR,
-                                "rank": NUM,
-                                "code": STR,
-                                "lost": NUM,
-                                "flag": NUM,
-                                "off_tape": NUM,
-                                "reason": STR,
-                                "sample": obj({"tape": NUM, "polarity": STR}),
-                            }
-                        )
-                    ),
-                    "alike": array(obj({"program": STR, "rank": NUM, "distance": NUM})),
-                }
-            ),
+            "profile": PROFILE,
         }
     ),
     "pair-json": obj(
@@ -663,45 +665,7 @@ ANSWERS: dict[str, Schema] = {
             "trial": obj({"token": STR, "owner": STR, "code": STR, "expires": STR}),
             "versions": array(ANY),
             "departed": ANY,
-            "profile": obj(
-                {
-                    "program": STR,
-                    "code": STR,
-                    "jousts": NUM,
-                    "waiting": array(ANY),
-                    "tapes": array(NUM),
-                    "heat": nullable(array(array(NUM))),
-                    "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
-                    "duels": array(
-                        obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})
-                    ),
-                    "losses": nullable(
-                        obj(
-                            {
-                                "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                                "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                                "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                                "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                            }
-                        )
-                    ),
-                    "problems": array(
-                        obj(
-                            {
-                                "program": STR,
-                                "rank": NUM,
-                                "code": STR,
-                                "lost": NUM,
-                                "flag": NUM,
-                                "off_tape": NUM,
-                                "reason": STR,
-                                "sample": obj({"tape": NUM, "polarity": STR}),
-                            }
-                        )
-                    ),
-                    "alike": array(obj({"program": STR, "rank": NUM, "distance": NUM})),
-                }
-            ),
+            "profile": PROFILE,
         }
     ),
     "profile-json": obj(
