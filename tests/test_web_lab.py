@@ -353,6 +353,26 @@ def test_ranking_is_the_tests(served: Server, tmp_path: Path) -> None:
     assert answer["summary"] == printed.splitlines()[0]
 
 
+def test_a_newcomer_tying_a_program_is_ranked_as_the_test_ranks_it(
+    served: Server, tmp_path: Path
+) -> None:
+    """A copy of a hill program ties it on score: the tie is broken by the
+    time of submission, and the newcomer's was an aware datetime beside the
+    stored naive ones (a 500, "can't compare offset-naive and offset-aware")."""
+    codes = [code_of(served, n) for n in names(served)]
+    copy = codes[len(codes) // 2]
+    tested = engine.compile_program(copy)
+    symbols = {1: "+", 0: "0", -1: "-"}
+    rows = [
+        "".join(symbols[o] for o in engine.joust(tested, engine.compile_program(c)).outcomes)
+        for c in codes
+    ]
+    reply = post(f"{served.url}/api/lab/rank", rank_body(rows, name="lab.program"))
+    assert reply.status == 200, reply.text
+    printed, _ = hill_test(served, copy.decode(), tmp_path)
+    assert reply.json()["results"][0]["summary"] == printed.splitlines()[0]
+
+
 @pytest.mark.parametrize(
     ("body", "why"),
     [

@@ -12,7 +12,6 @@ rank_arrival), so its figures are the test's to the last digit.
 from __future__ import annotations
 
 import base64
-import datetime as dt
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -24,6 +23,7 @@ from hill import engine
 from hill.config import HillSettings
 from hill.errors import BadRequest
 from hill.rules import changes, names
+from hill.rules.events import utcnow
 from hill.rules.standings import Contestant, Standings, worst_opponents
 from hill.store.queries import HillQueries
 from hill.web import pages
@@ -175,7 +175,7 @@ def _rank_run(current: Standings, size: int, name: str, row: np.ndarray) -> dict
     outcomes[k, :k] = row[stay]
     outcomes[:k, k] = -row[stay]
     owner, short = names.split(name)
-    newcomer = Contestant(-1, owner, short, dt.datetime.now(dt.UTC), "lab")
+    newcomer = Contestant(-1, owner, short, utcnow(), "lab")  # naive UTC, as the stored ones
     standings, summary = changes.rank_arrival(current.method, current, plan, outcomes, newcomer)
     index = next(i for i, e in enumerate(standings.entries) if e.program.id == -1)
     entry = standings.entries[index]
