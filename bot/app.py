@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 
 import structlog
 
-from bot.absence import Absence
 from bot.backfill import BackfillWorker
 from bot.client import Incoming, IrcClient
 from bot.commands import Commands
@@ -44,8 +43,8 @@ class HillBot:
 
     def __init__(self, settings: Settings, hill: Hill) -> None:
         self.settings = settings
-        self.absence = Absence(DataFolder(settings.hill.data_dir).heard)
-        self.client = IrcClient(settings.irc, self._on_message, absence=self.absence)
+        folder = DataFolder(settings.hill.data_dir)
+        self.client = IrcClient(settings.irc, self._on_message, heard_path=folder.heard)
         self.runner = Runner(hill, settings, self._answer, self._refund)
         # tournaments and the all-time ladder, while no request is open in the runner's book
         self.tournaments = TournamentHost(
@@ -68,7 +67,7 @@ class HillBot:
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
         # the bot's health and metrics, for the web report's /healthz and /metrics
-        self.status = StatusFile(DataFolder(settings.hill.data_dir).bot_status, self)
+        self.status = StatusFile(folder.bot_status, self)
         self.started = False  # every worker started (run() is in the IRC client)
 
     def _on_message(self, message: Incoming) -> None:
@@ -121,8 +120,8 @@ class HillBot:
         await self.client.run()
 
     async def stop(self) -> None:
-        self.absence.heard()  # listening until now
-        self.absence.save()
+        self.client.absence.heard()  # listening until now
+        self.client.absence.save()
         await self.client.stop()
         await self.tournaments.close()
         await self.contests.close()

@@ -15,6 +15,7 @@ in its channels.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import structlog
 from irc.client import Event, ServerConnection
@@ -49,8 +50,10 @@ class IrcClient:
         settings: IrcSettings,
         on_message: Callable[[Incoming], None],
         wanted_caps: tuple[str, ...] = WANTED_CAPS,
-        absence: Absence | None = None,
+        heard_path: Path | None = None,
     ) -> None:
+        """`heard_path`: where the last moment the bot was known to listen is
+        kept (bot.absence; None: nowhere)."""
         self.settings = settings
         self.link = ServerLink(settings, wanted_caps, self._on_connect)
         self.outbox = Outbox(self.link.meter)
@@ -59,9 +62,9 @@ class IrcClient:
         self.on_message = on_message
         self.admins = AdminLogins(settings.admin_secret, self.link.fold)
         # what it missed while away: read from the server's history, or said (bot.absence)
-        self.absence = absence if absence is not None else Absence(None)
-        self.absence.say = lambda channel, text: self.say(channel, text)
-        self.absence.is_me = self.link.is_me
+        self.absence = Absence(
+            heard_path, lambda channel, text: self.say(channel, text), self.link.is_me
+        )
         self.intake = Intake(
             self.link,
             self.roster,

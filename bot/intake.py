@@ -36,17 +36,6 @@ from hill.rules.events import utcnow
 log = structlog.get_logger(__name__)
 
 
-def _utc(stamp: str | None) -> dt.datetime | None:
-    """An IRCv3 server-time (`2026-11-27T20:22:51.000Z`) as naive UTC."""
-    if not stamp:
-        return None
-    try:
-        moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment.astimezone(dt.UTC).replace(tzinfo=None)
-
-
 def near_prefix(word: str, prefix: str) -> bool:
     """Whether `word` (before any '-') is the command prefix mistyped:
     `!bfjoustt`, `!bfjust`, `!BFjoust` ... (not the prefix itself)."""
@@ -99,11 +88,6 @@ class Intake:
         self.lookup = lookup
         self.admins = admins
         self.absence = absence
-        self._replays: dict[str, str] = {}  # open chathistory batches: id -> channel
-        # per batch, the lines of each second so far (history times are whole seconds)
-        self._in_batch: dict[str, dict[dt.datetime, int]] = {}
-        # channel -> the newest history line played: its second, and its place in that second
-        self._read_up_to: dict[str, tuple[dt.datetime, int]] = {}
         self.on_message = on_message
         self.prefix = link.settings.command.lower()
         # the commands whose third word on is a program (which a client may cut)
@@ -112,37 +96,7 @@ class Intake:
         self.gate = CommandGate(link.settings.commands_per_minute / 60, link.settings.command_burst)
 
     def handlers(self) -> dict[str, Handler]:
-        return {"pubmsg": self._on_message, "privmsg": self._on_message, "batch": self._on_batch}
-
-    def _on_batch(self, connection: ServerConnection, event: Event) -> None:
-        """`BATCH +id chathistory #channel` ... `BATCH -id`: a channel's
-        history, replayed by the server as the bot joins."""
-        words = [event.target or "", *event.arguments]
-        if len(words) >= 3 and words[0].startswith("+") and words[1].endswith("chathistory"):
-            self._replays[words[0][1:]] = words[2]
-            self._in_batch[words[0][1:]] = {}
-            self.absence.replayed(words[2])
-        elif words[0].startswith("-"):
-            self._replays.pop(words[0][1:], None)
-            self._in_batch.pop(words[0][1:], None)
-
-    def _said_while_away(self, event: Event) -> dt.datetime | None:
-        """For a line of a channel's replayed history: when it was said, if
-        the bot did not hear it (after the last moment it knew it listened,
-        and not played already); None for any other line of the history."""
-        batch = tag_value(event.tags, "batch") or ""
-        channel = self._replays.get(batch)
-        said = _utc(tag_value(event.tags, "time"))
-        since = self.absence.since
-        if channel is None or said is None or since is None:
-            return None
-        seconds = self._in_batch.setdefault(batch, {})
-        seconds[said] = place = seconds.get(said, 0) + 1  # several lines may share a second
-        newest = self._read_up_to.get(channel.lower())
-        if said <= since.replace(tzinfo=None) or (newest is not None and (said, place) <= newest):
-            return None
-        self._read_up_to[channel.lower()] = (said, place)
-        return said
+        return {"pubmsg": self._on_message, "privmsg": self._on_message}
 
     def is_command(self, text: str) -> bool:
         """Whether `text` is meant for the bot: it starts with the prefix, in
@@ -150,7 +104,8 @@ class Intake:
         stripped = text.lstrip()
         if stripped[: len(self.prefix)].lower() == self.prefix:
             return True
-        return stripped[:1] == self.prefix[:1] and near_prefix(stripped.split()[0], self.prefix)
+        first = stripped.split(maxsplit=1)
+        return bool(first) and near_prefix(first[0], self.prefix)
 
     def _on_message(self, connection: ServerConnection, event: Event) -> None:
         nick, text = event.source.nick, (event.arguments or [""])[0]
@@ -158,8 +113,8 @@ class Intake:
         if not nick or self.link.is_me(nick):
             return
         late = None
-        if tag_value(event.tags, "batch") in self._replays:  # history the server replays
-            late = self._said_while_away(event)
+        if self.absence.replaying(event):  # the channel's history, replayed as the bot joins
+            late = self.absence.said_while_away(event)
             if late is None:
                 return  # heard when it was said, or too old
         userhost = f"{event.source.user}@{event.source.host}"

@@ -31,16 +31,17 @@ class _LogFile(logging.handlers.RotatingFileHandler):
         pass
 
 
-def _only(accept: Callable[[logging.LogRecord], bool]) -> logging.Filter:
-    class Only(logging.Filter):
-        def filter(self, record: logging.LogRecord) -> bool:
-            return accept(record)
-
-    return Only()
-
-
+# filters (logging takes plain functions): which records go where
 def _is_access(record: logging.LogRecord) -> bool:
     return record.name == ACCESS
+
+
+def _not_access(record: logging.LogRecord) -> bool:
+    return record.name != ACCESS
+
+
+def _not_routine_access(record: logging.LogRecord) -> bool:
+    return record.name != ACCESS or record.levelno > logging.INFO
 
 
 def configure_logging(
@@ -72,17 +73,16 @@ def configure_logging(
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter)
     if sys.stderr.isatty():  # a person reads it: the requests' lines are in access.log
-        handler.addFilter(_only(lambda r: not (_is_access(r) and r.levelno <= logging.INFO)))
+        handler.addFilter(_not_routine_access)
     handlers: list[logging.Handler] = [handler]
     if folder is not None and (create or Path(folder).is_dir()):
         logs = Path(folder) / "logs"
         try:
             logs.mkdir(parents=True, exist_ok=True)
-            files = {f"{name}.log": lambda r: not _is_access(r), "access.log": _is_access}
-            for file_name, accept in files.items():
+            for file_name, accept in ((f"{name}.log", _not_access), ("access.log", _is_access)):
                 log_file = _LogFile(logs / file_name, maxBytes=LOG_BYTES, backupCount=LOG_FILES)
                 log_file.setFormatter(formatter)
-                log_file.addFilter(_only(accept))
+                log_file.addFilter(accept)
                 handlers.append(log_file)
         except OSError as error:  # a read-only or full disk: the terminal still has it all
             print(f"no log files in {logs}: {error}", file=sys.stderr)
