@@ -92,11 +92,16 @@ class Intake:
         self.prefix = link.settings.command.lower()
         # the commands whose third word on is a program (which a client may cut)
         self.program_words = {self.prefix + s for s in ("", "-test", "-enter")}
-        self.pastes = PasteJoiner(on_message, tell, refuse)
+        self.pastes = PasteJoiner(link.settings.command, on_message, tell, refuse)
         self.gate = CommandGate(link.settings.commands_per_minute / 60, link.settings.command_burst)
 
     def handlers(self) -> dict[str, Handler]:
         return {"pubmsg": self._on_message, "privmsg": self._on_message}
+
+    @staticmethod
+    def _length(event: Event, text: str) -> int:
+        """The line as the server relayed it, in bytes (bot.pastes)."""
+        return relayed_length(str(event.source), "PRIVMSG", event.target, text)
 
     def is_command(self, text: str) -> bool:
         """Whether `text` is meant for the bot: it starts with the prefix, in
@@ -120,12 +125,11 @@ class Intake:
         userhost = f"{event.source.user}@{event.source.host}"
         # a program a client cut into several lines (bot.pastes): the rest follows
         slot = (f"{self.link.fold(nick)}!{userhost.lower()}", "" if private else event.target)
-        length = relayed_length(str(event.source), "PRIVMSG", event.target, text)
-        if self.pastes.holding(*slot):
+        if self.pastes.holding(slot):
             if not self.is_command(text):
-                self.pastes.continues(*slot, text, length)
+                self.pastes.continues(slot, text, self._length(event, text))
                 return
-            self.pastes.end(*slot)
+            self.pastes.end(slot)
         if not (private or self.is_command(text)):
             return
         if not self.gate.admit(userhost.lower()):
@@ -157,5 +161,5 @@ class Intake:
         words = text.split(maxsplit=2)
         brings_code = bool(words) and words[0].lower() in self.program_words and len(words) >= 2
         code = words[2] if len(words) == 3 else ""
-        if not (brings_code and self.pastes.offer(message, *slot, code, length)):
+        if not (brings_code and self.pastes.offer(message, slot, code, self._length(event, text))):
             self.on_message(message)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 LINE_LIMIT = 512  # bytes of a line as the server relays it, CR LF included (RFC 1459)
@@ -45,92 +45,91 @@ def open_brackets(code: str) -> bool:
     return any(code.count(a) > code.count(b) for a, b in OPENERS)
 
 
+Slot = tuple[str, str]  # (the sender, where they said it)
+
+
 @dataclass
 class _Held:
     message: Any  # the Incoming that brought the program's start
-    pieces: list[str]
+    text: str  # its text so far, the pieces joined
+    lines: int  # how many pieces
     cut: bool  # the last piece reached the limit: more was surely meant to follow
     has_code: bool  # else the command line had a name alone: the code follows
     timer: asyncio.TimerHandle | None = None
-    joined: list[str] = field(default_factory=list)  # the separators used
 
 
 class PasteJoiner:
     """Holds program lines that may continue (`offer`), joins what follows
     (`continues`), and hands the whole on (`deliver`) with a note to the
-    player (`tell`), or refuses it (`refuse`)."""
+    player (`tell`), or refuses it (`refuse`, naming `prefix`-upload)."""
 
     def __init__(
         self,
+        prefix: str,
         deliver: Callable[[Any], None],
         tell: Callable[[Any, str], None],
         refuse: Callable[[Any, str], None],
         window: float = WINDOW,
     ) -> None:
+        self.prefix = prefix
         self.deliver = deliver
         self.tell = tell
         self.refuse = refuse
         self.window = window
-        self._held: dict[tuple[str, str], _Held] = {}  # (sender key, where) -> held
+        self._held: dict[Slot, _Held] = {}
 
-    def holding(self, key: str, where: str) -> bool:
-        return (key, where) in self._held
+    def holding(self, slot: Slot) -> bool:
+        return slot in self._held
 
-    def end(self, key: str, where: str) -> None:
-        """Another command of the sender's: what is held goes first, as it is."""
-        self._flush((key, where))
-
-    def offer(self, message: Any, key: str, where: str, code: str, length: int) -> bool:
+    def offer(self, message: Any, slot: Slot, code: str, length: int) -> bool:
         """A line that brings a program (`code`, as much as this line has):
         True when it is held for what may follow, False when it is whole."""
         cut = length >= LINE_LIMIT - NEAR
         if code and not (cut or open_brackets(code)):
             return False
-        self._flush((key, where))  # a new command ends the one before
-        held = _Held(message, [message.text], cut, bool(code))
-        self._held[key, where] = held
-        self._wait(key, where, held)
+        self.end(slot)  # a new command ends the one before
+        self._held[slot] = held = _Held(message, message.text, 1, cut, bool(code))
+        self._wait(slot, held)
         return True
 
-    def continues(self, key: str, where: str, text: str, length: int) -> None:
-        """A line of the same sender to the same place, while one is held."""
-        held = self._held[key, where]
-        held.joined.append("" if held.cut else "\n" if held.has_code else " ")
-        held.has_code = True
-        held.pieces.append(text)
-        held.cut = length >= LINE_LIMIT - NEAR
-        if len(held.pieces) >= MAX_PIECES:
-            self._flush((key, where))
+    def continues(self, slot: Slot, text: str, length: int) -> None:
+        """A line of the same sender to the same place, while one is held:
+        joined as it is after a piece cut at the limit, else after a line
+        break (a line of the paste), or a space after a name alone."""
+        held = self._held[slot]
+        held.text += ("" if held.cut else "\n" if held.has_code else " ") + text
+        held.lines += 1
+        held.cut, held.has_code = length >= LINE_LIMIT - NEAR, True
+        if held.lines >= MAX_PIECES:
+            self.end(slot)
         else:
-            self._wait(key, where, held)
+            self._wait(slot, held)
 
-    def _wait(self, key: str, where: str, held: _Held) -> None:
+    def _wait(self, slot: Slot, held: _Held) -> None:
         if held.timer is not None:
             held.timer.cancel()
-        loop = asyncio.get_running_loop()
-        held.timer = loop.call_later(self.window, self._flush, (key, where))
+        held.timer = asyncio.get_running_loop().call_later(self.window, self.end, slot)
 
-    def _flush(self, slot: tuple[str, str]) -> None:
+    def end(self, slot: Slot) -> None:
+        """No more comes (or another command of the sender's): what is held
+        goes on whole, or is refused when its end is uncertain."""
         held = self._held.pop(slot, None)
         if held is None:
             return
         if held.timer is not None:
             held.timer.cancel()
-        count = len(held.pieces)
         if held.cut:  # its last piece reached the limit and nothing followed: unsure
-            word = held.message.text.split(maxsplit=2)
-            name = word[1] if len(word) > 1 else "NAME"
+            words = held.message.text.split(maxsplit=2)
+            name = words[1] if len(words) > 1 else "NAME"
             self.refuse(
                 held.message,
                 f"your line reached IRC's limit ({LINE_LIMIT} bytes)"
-                + (f" after {count} lines" if count > 1 else "")
+                + (f" after {held.lines} lines" if held.lines > 1 else "")
                 + " and nothing followed: your client may have cut the program, so it is "
-                f"not played; send a long program with {word[0].split('-')[0]}-upload {name} "
+                f"not played; send a long program with {self.prefix}-upload {name} "
                 "(a link to a form) or give its URL",
             )
             return
-        rest = zip(held.joined, held.pieces[1:], strict=True)
-        text = held.pieces[0] + "".join(joint + piece for joint, piece in rest)
-        self.deliver(replace(held.message, text=text))
-        if count > 1:
-            self.tell(held.message, f"joined {count} lines your client split")
+        self.deliver(replace(held.message, text=held.text))
+        if held.lines > 1:
+            self.tell(held.message, f"joined {held.lines} lines your client split")
