@@ -43,6 +43,18 @@ def lab_joust(lab: LabNode, left: str | bytes, right: str | bytes, **options: An
     return lab.ask("jousts", pairs=[pair])[0]
 
 
+def native_trace(
+    left: str | bytes,
+    right: str | bytes,
+    tape: int,
+    polarity: engine.Polarity,
+    max_cycles: int,
+) -> engine.Trace:
+    """The native engine's trace of the same battle."""
+    programs = engine.compile_program(left), engine.compile_program(right)
+    return engine.trace(*programs, tape, polarity, max_cycles=max_cycles)
+
+
 # --- the reference matrix ------------------------------------------------------
 
 
@@ -260,9 +272,7 @@ BATTLES = [
 
 def test_traces_equal_the_native_engines(lab: LabNode) -> None:
     for left, right, tape, polarity in BATTLES:
-        native = engine.trace(
-            engine.compile_program(left), engine.compile_program(right), tape, polarity
-        )
+        native = native_trace(left, right, tape, polarity, engine.MAX_CYCLES)
         assert_trace_equal(lab.trace(left, right, tape, polarity), native)
     tie = lab.trace(*TIE, 10, "sieve")
     assert (tie["cycles"], tie["outcome"], tie["winner"]) == (engine.MAX_CYCLES, 0, "tie")
@@ -274,9 +284,7 @@ def test_traces_of_reference_programs(lab: LabNode, reference_names: list[str]) 
     for _ in range(6):
         left, right = (warrior_path(name).read_bytes() for name in rng.sample(reference_names, 2))
         tape, polarity = rng.choice(engine.TAPE_LENGTHS), rng.choice(engine.POLARITIES)
-        native = engine.trace(
-            engine.compile_program(left), engine.compile_program(right), tape, polarity
-        )
+        native = native_trace(left, right, tape, polarity, engine.MAX_CYCLES)
         assert_trace_equal(lab.trace(left, right, tape, polarity), native)
 
 
@@ -309,13 +317,7 @@ def test_traces_equal_bfjoust_trace(lab: LabNode, tmp_path: Path) -> None:
 def test_random_traces_equal_the_native_engines(
     lab: LabNode, left: str, right: str, tape: int, polarity: engine.Polarity, max_cycles: int
 ) -> None:
-    native = engine.trace(
-        engine.compile_program(left),
-        engine.compile_program(right),
-        tape,
-        polarity,
-        max_cycles=max_cycles,
-    )
+    native = native_trace(left, right, tape, polarity, max_cycles)
     assert_trace_equal(lab.trace(left, right, tape, polarity, max_cycles), native)
 
 
@@ -338,16 +340,13 @@ def expected_counters(
     ]
 
 
-def lab_counters(lab: LabNode, left: str, right: str, tape: int, polarity: str, cycles: int) -> Any:
+def lab_counters(
+    lab: LabNode, left: str, right: str, tape: int, polarity: engine.Polarity, cycles: int
+) -> Any:
     debug = lab.trace(left, right, tape, polarity, cycles, op="debug", at="all")
-    native = engine.trace(
-        engine.compile_program(left),
-        engine.compile_program(right),
-        tape,
-        polarity,
-        max_cycles=cycles,
-    )
-    assert_trace_equal(debug, native)  # the debugger's trace is the trace
+    assert_trace_equal(
+        debug, native_trace(left, right, tape, polarity, cycles)
+    )  # the debugger's trace is the trace
     return debug["counters"][: 2 * debug["cycles"]]
 
 
@@ -375,7 +374,7 @@ def test_counters_worked_by_hand(lab: LabNode) -> None:
     st.integers(1, 400),
 )
 def test_counters_equal_the_written_out_programs(
-    lab: LabNode, left: str, right: str, tape: int, polarity: str, max_cycles: int
+    lab: LabNode, left: str, right: str, tape: int, polarity: engine.Polarity, max_cycles: int
 ) -> None:
     expected = expected_counters(left, right, tape, polarity, max_cycles)
     assert lab_counters(lab, left, right, tape, polarity, max_cycles) == expected

@@ -1650,8 +1650,8 @@ int bfj_joust(const bfj_program *left, const bfj_program *right, int32_t max_cyc
 /* Traces: run_battle one cycle at a time (trace != NULL), no shortcut      */
 
 /* The trace's arrays, with the instructions each program runs kept as
-   instruction indices (bfj_trace has them as source offsets). */
-static int trace_alloc(bfj_trace *t, TraceBuf *buf, int32_t len, int32_t max_cycles)
+   instruction indices (bfj_trace has them as source offsets: trace_end). */
+static int trace_alloc(bfj_trace *t, TraceBuf *buf, int32_t len, int kettle, int32_t max_cycles)
 {
     size_t n = (size_t)max_cycles + 1;
     memset(t, 0, sizeof *t);
@@ -1663,6 +1663,7 @@ static int trace_alloc(bfj_trace *t, TraceBuf *buf, int32_t len, int32_t max_cyc
     buf->ptr_b = t->pointer[1] = malloc(n);
     buf->tape = t->tapes = malloc(n * (size_t)len);
     t->tape_length = len;
+    t->kettle = kettle;
     t->max_cycles = max_cycles;
     return buf->ip_a && buf->ip_b && t->source[0] && t->source[1] && t->pointer[0] &&
                    t->pointer[1] && t->tapes
@@ -1693,14 +1694,29 @@ static void trace_start(Battle *bt, TraceBuf *buf, int32_t len, int kettle)
     memcpy(buf->tape, bt->tape, (size_t)len);
 }
 
-/* The instructions each program ran, cycles [from, to), as source offsets. */
-static void trace_sources(bfj_trace *t, const TraceBuf *buf, const bfj_program *left,
-                          const bfj_program *right, int32_t from, int32_t to)
+/* The battle's end: its outcome, its length and the instructions each
+   program ran, as source offsets. */
+static void trace_end(bfj_trace *t, const TraceBuf *buf, const bfj_program *left,
+                      const bfj_program *right, const Battle *bt, int outcome)
 {
-    for (int32_t c = from; c < to; c++) {
+    t->outcome = outcome;
+    t->cycles = bt->cycle;
+    for (int32_t c = 0; c < bt->cycle; c++) {
         t->source[0][c] = buf->ip_a[c] < 0 ? -1 : left->src[buf->ip_a[c]];
         t->source[1][c] = buf->ip_b[c] < 0 ? -1 : right->src[buf->ip_b[c]];
     }
+}
+
+/* Run bt in trace mode until cycle `until` or the battle's end; 1 if it
+   ended, 0 if it paused at `until`. */
+static int run_leg(Battle *bt, const bfj_program *left, const bfj_program *right,
+                   int32_t max_cycles, int32_t until, TraceBuf *buf, int *outcome)
+{
+    Joust j = {.left = left, .right = right, .max_cycles = until < max_cycles ? until : max_cycles};
+    *outcome = run_battle(bt, &j, NULL, buf);
+    int lost = (bt->deaths_a & (FELL - 1)) >= 2 || (bt->deaths_b & (FELL - 1)) >= 2 ||
+               bt->deaths_a >= FELL || bt->deaths_b >= FELL;
+    return *outcome != 0 || lost || bt->cycle >= max_cycles;
 }
 
 int bfj_trace_battle(const bfj_program *left, const bfj_program *right, int32_t len, int kettle,
@@ -1714,13 +1730,11 @@ int bfj_trace_battle(const bfj_program *left, const bfj_program *right, int32_t 
     Battle *battles[] = {&bt};
     int32_t *stacks = give_stacks(battles, 1, left->stack_depth, right->stack_depth);
     int rc = -1;
-    if (trace_alloc(t, &buf, len, max_cycles) == 0 && stacks) {
-        Joust j = {.left = left, .right = right, .max_cycles = max_cycles};
+    if (trace_alloc(t, &buf, len, kettle, max_cycles) == 0 && stacks) {
+        int outcome;
         trace_start(&bt, &buf, len, kettle);
-        t->outcome = run_battle(&bt, &j, NULL, &buf);
-        t->cycles = bt.cycle;
-        t->kettle = kettle;
-        trace_sources(t, &buf, left, right, 0, bt.cycle);
+        run_leg(&bt, left, right, max_cycles, max_cycles, &buf, &outcome);
+        trace_end(t, &buf, left, right, &bt, outcome);
         rc = 0;
     }
     free(buf.ip_a);
@@ -1760,18 +1774,6 @@ struct bfj_debug {
     int32_t *stacks;
 };
 
-/* Run bt in trace mode until cycle `until` or the battle's end; 1 if it
-   ended, 0 if it paused at `until`. */
-static int run_leg(Battle *bt, const bfj_program *left, const bfj_program *right,
-                   int32_t max_cycles, int32_t until, TraceBuf *buf, int *outcome)
-{
-    Joust j = {.left = left, .right = right, .max_cycles = until < max_cycles ? until : max_cycles};
-    *outcome = run_battle(bt, &j, NULL, buf);
-    int lost = (bt->deaths_a & (FELL - 1)) >= 2 || (bt->deaths_b & (FELL - 1)) >= 2 ||
-               bt->deaths_a >= FELL || bt->deaths_b >= FELL;
-    return *outcome != 0 || lost || bt->cycle >= max_cycles;
-}
-
 void bfj_debug_free(bfj_debug *d)
 {
     if (!d)
@@ -1797,7 +1799,7 @@ bfj_debug *bfj_debug_new(const bfj_program *left, const bfj_program *right, int3
     int32_t legs = max_cycles / BFJ_DEBUG_EVERY + 1;
     d->starts = calloc((size_t)legs, sizeof *d->starts);
     Battle **battles = malloc(((size_t)legs + 1) * sizeof *battles);
-    if (!d->starts || !battles || trace_alloc(&d->trace, &d->buf, len, max_cycles) < 0) {
+    if (!d->starts || !battles || trace_alloc(&d->trace, &d->buf, len, kettle, max_cycles) < 0) {
         free(battles);
         bfj_debug_free(d);
         return NULL;
@@ -1820,10 +1822,7 @@ bfj_debug *bfj_debug_new(const bfj_program *left, const bfj_program *right, int3
         ended = run_leg(bt, left, right, max_cycles, (k + 1) * BFJ_DEBUG_EVERY, &d->buf,
                         &outcome);
     }
-    d->trace.outcome = outcome;
-    d->trace.cycles = bt->cycle;
-    d->trace.kettle = kettle;
-    trace_sources(&d->trace, &d->buf, left, right, 0, bt->cycle);
+    trace_end(&d->trace, &d->buf, left, right, bt, outcome);
     return d;
 }
 
