@@ -14,7 +14,7 @@ import * as tune from "./tune.js";
 const root = document.getElementById("lab");
 const $ = (id) => document.getElementById(id);
 const IRC_TEXT_BYTES = 400; // what an IRC line leaves for the text after the server's prefix
-const MAX_VALUES = 201; // values of one tuning (the rank endpoint's MAX_RUNS)
+const MAX_VALUES = Number(root.dataset.maxRuns); // values of one tuning: one ranking request
 const SAMPLE = "(>)*8(>[-])*21";
 const MAX_FRAGMENT = 1 << 20; // characters: browsers take addresses up to about 2 MB
 
