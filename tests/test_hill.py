@@ -77,6 +77,7 @@ def test_replacement_rules(tmp_path: Path) -> None:
     last = hill.queries.standings().entries[-1].program.full_name
     report = hill.challenge("dave", "idle2", IDLE)
     assert f"pushed off {last} (it was last; the hill keeps 3 programs)" in report.summary
+    assert report.summary.count("pushed off") == 1  # said once
     assert hill.queries.standings().size == 3
     assert hill.queries.standings().find(last) is None
     assert hill.queries.standings().find("dave.idle2") is not None

@@ -337,15 +337,19 @@ def rank_body(rows: list[str], **extra: object) -> bytes:
     return json.dumps({"runs": [rows], **extra}).encode()
 
 
+def native_rows(served: Server, code: bytes | str) -> list[str]:
+    """The rank endpoint's rows for `code` against the hill, played natively."""
+    tested = engine.compile_program(code)
+    symbols = {1: "+", 0: "0", -1: "-"}
+    return [
+        "".join(symbols[o] for o in engine.joust(tested, engine.compile_program(c)).outcomes)
+        for c in (code_of(served, n) for n in names(served))
+    ]
+
+
 def test_ranking_is_the_tests(served: Server, tmp_path: Path) -> None:
     """The endpoint ranks outcomes as `-test` does (played here natively)."""
-    codes = [code_of(served, n) for n in names(served)]
-    tested = engine.compile_program(RUSH)
-    symbols = {1: "+", 0: "0", -1: "-"}
-    rows = [
-        "".join(symbols[o] for o in engine.joust(tested, engine.compile_program(c)).outcomes)
-        for c in codes
-    ]
+    rows = native_rows(served, RUSH)
     reply = post(f"{served.url}/api/lab/rank", rank_body(rows, name="lab.program"))
     assert reply.status == 200, reply.text
     answer = reply.json()["results"][0]
@@ -359,14 +363,9 @@ def test_a_newcomer_tying_a_program_is_ranked_as_the_test_ranks_it(
     """A copy of a hill program ties it on score: the tie is broken by the
     time of submission, and the newcomer's was an aware datetime beside the
     stored naive ones (a 500, "can't compare offset-naive and offset-aware")."""
-    codes = [code_of(served, n) for n in names(served)]
-    copy = codes[len(codes) // 2]
-    tested = engine.compile_program(copy)
-    symbols = {1: "+", 0: "0", -1: "-"}
-    rows = [
-        "".join(symbols[o] for o in engine.joust(tested, engine.compile_program(c)).outcomes)
-        for c in codes
-    ]
+    hill = names(served)
+    copy = code_of(served, hill[len(hill) // 2])
+    rows = native_rows(served, copy)
     reply = post(f"{served.url}/api/lab/rank", rank_body(rows, name="lab.program"))
     assert reply.status == 200, reply.text
     printed, _ = hill_test(served, copy.decode(), tmp_path)

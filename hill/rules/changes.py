@@ -112,10 +112,6 @@ def arrival_summary(
             f"{verb} {arrival.displaced.program.full_name} "
             f"(it {was} last; the hill keeps {standings.size} programs)"
         )
-        notes.append(
-            f"{verb} {arrival.displaced.program.full_name}, which {was} last: "
-            f"the hill keeps {standings.size} programs"
-        )
     if arrival.test_only:
         notes.append("test only, the hill is unchanged")
         notes.append(worst_text(worst_opponents(standings, entry.rank - 1, WORST)))

@@ -63,6 +63,7 @@ async def lab(request: web.Request) -> web.Response:
         "size": snap.standings.size,
         "hill_size": settings.size,
         "max_bytes": settings.max_program_bytes,
+        "max_runs": MAX_RUNS,
     }
     return render(request, "lab.html", data)
 

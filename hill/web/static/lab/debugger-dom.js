@@ -1,4 +1,4 @@
-// The small DOM helpers the Lab debugger's modules share.
+// The small DOM helpers the Lab's modules (the debugger's, results.js) share.
 
 export const SIDES = ["left", "right"];
 

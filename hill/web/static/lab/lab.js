@@ -4,6 +4,7 @@
 // in the address's fragment (share.js).  Every battle is played in workers
 // (worker.js) by the hill's engine; the server only sends a state's programs
 // and matrix, and ranks the outcomes played here as `-test` does.
+import { SIDES, element } from "./debugger-dom.js";
 import { Editor, charIndex } from "./editor.js";
 import { EngineHost } from "./host.js";
 import * as results from "./results.js";
@@ -12,9 +13,8 @@ import * as tune from "./tune.js";
 
 const root = document.getElementById("lab");
 const $ = (id) => document.getElementById(id);
-const SIDES = ["left", "right"];
 const IRC_TEXT_BYTES = 400; // what an IRC line leaves for the text after the server's prefix
-const MAX_VALUES = 201; // values of one tuning (the rank endpoint's MAX_RUNS)
+const MAX_VALUES = Number(root.dataset.maxRuns); // values of one tuning: one ranking request
 const SAMPLE = "(>)*8(>[-])*21";
 const MAX_FRAGMENT = 1 << 20; // characters: browsers take addresses up to about 2 MB
 
@@ -208,10 +208,7 @@ function showCheck(side, error) {
   const where = error.line ? `line ${error.line}, column ${error.column}: ` : "";
   p.append(document.createTextNode(`${where}${error.message}`));
   if (at >= 0) {
-    const go = document.createElement("button");
-    go.type = "button";
-    go.className = "linkish";
-    go.textContent = " show it";
+    const go = element("button", { type: "button", class: "linkish", text: " show it" });
     go.addEventListener("click", () => editors[side].select(at, Math.min(at + 1, source.length)));
     p.append(go);
   }
@@ -355,11 +352,8 @@ async function openDebugger() {
     });
     debuggerView = { view, programs };
   } catch (error) {
-    const p = document.createElement("p");
-    p.className = "empty";
-    p.id = "debugger-placeholder";
-    p.textContent = `The debugger is not available here (${error.message}).`;
-    mount.replaceChildren(p);
+    const text = `The debugger is not available here (${error.message}).`;
+    mount.replaceChildren(element("p", { class: "empty", id: "debugger-placeholder", text }));
   }
 }
 
@@ -541,19 +535,13 @@ function updateSubmit() {
   const name = $("submit-name").value.trim() || "myprogram";
   const code = (sources.left || "").replace(/\s+/g, " ").trim();
   const line = `!bfjoust ${name} ${code}`;
-  const p = document.createElement("p");
+  const p = element("p");
   if (code && new TextEncoder().encode(line).length <= IRC_TEXT_BYTES) {
-    p.append("Paste this line on IRC: ");
-    const c = document.createElement("code");
-    c.id = "submit-line";
-    c.textContent = line;
-    p.append(c);
+    p.append("Paste this line on IRC: ", element("code", { id: "submit-line", text: line }));
   } else {
-    p.append("Too long for one IRC line: say ");
-    const c = document.createElement("code");
-    c.id = "submit-line";
-    c.textContent = `!bfjoust-upload ${name}`;
-    p.append(c, " (add ", Object.assign(document.createElement("code"), { textContent: "test" }),
+    p.append("Too long for one IRC line: say ",
+      element("code", { id: "submit-line", text: `!bfjoust-upload ${name}` }),
+      " (add ", element("code", { text: "test" }),
       " to only test it) to the bot: it sends you a one-time link to a form where you paste the code.");
   }
   box.replaceChildren(p);

@@ -1,5 +1,6 @@
 // Rendering the Lab's results: the 42-battle grid, the hill's answer, the
 // tuning's table.  Text only through textContent (names are user input).
+import { element as node } from "./debugger-dom.js";
 import * as tune from "./tune.js";
 
 export const TAPES = Array.from({ length: 21 }, (_, i) => 10 + i);
@@ -7,16 +8,6 @@ export const POLARITIES = ["sieve", "kettle"];
 const WORD = { 1: "win", 0: "tie", "-1": "loss" };
 const SYMBOL = { 1: "W", 0: "·", "-1": "L" };
 const OUTCOME = { "+": 1, 0: 0, "-": -1 };
-
-function node(tag, attrs = {}, text) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") el.className = v;
-    else el.setAttribute(k, v);
-  }
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
 
 export function battleName(i) {
   return `tape ${TAPES[i % 21]} ${POLARITIES[Math.floor(i / 21)]}`;
