@@ -31,6 +31,8 @@ from hill.threads import LRU
 from hill.web.bounded import BoundedWork
 
 LEVEL = 6  # gzip's compression level
+# for an answer that never changes (named by its content's hash, or a fixed hill state)
+IMMUTABLE = "public, max-age=31536000, immutable"
 INFLATE_LIMIT = 16 << 20  # bytes: a page bigger than this is only sent gzipped
 
 

@@ -10,14 +10,13 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.web.builds import Built, packed, respond
+from hill.web.builds import IMMUTABLE, Built, packed, respond
 from hill.web.commits import HISTORY
 from hill.web.feed import atom_feed
 from hill.web.urls import PATHS, Urls, site_url
 from hill.web.views import BUILDS, page, reader
 
 routes = web.RouteTableDef()
-IMMUTABLE = "public, max-age=31536000, immutable"  # content named by its hash
 
 
 @page("commit", "commit.html", routes)

@@ -27,8 +27,7 @@ from hill.rules.events import utcnow
 from hill.rules.standings import Contestant, Standings, worst_opponents
 from hill.store.queries import HillQueries
 from hill.web import pages
-from hill.web.builds import Built, packed, respond
-from hill.web.history_views import IMMUTABLE
+from hill.web.builds import IMMUTABLE, Built, packed, respond
 from hill.web.render import render
 from hill.web.state import Snapshot
 from hill.web.urls import PATHS

@@ -19,14 +19,13 @@ from aiohttp import web
 from hill.errors import NotFound
 from hill.store.database import Database
 from hill.web import tournament_pieces as pieces
-from hill.web.builds import View
+from hill.web.builds import IMMUTABLE, View
 from hill.web.reader_thread import serve
 from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
 from hill.web.urls import PATHS, Urls
 from hill.web.views import TRACES, code_battle_params, int_param, name_param, page, serve_page
 
 routes = web.RouteTableDef()
-IMMUTABLE = "public, max-age=31536000, immutable"  # a battle is a pure function of its key
 
 
 def tournament_id(request: web.Request) -> int:
