@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hill.history.copies import CopyError, git
-from hill.history.repository import QUIET_GIT
+from hill.history.repository import QUIET_GIT, TRAILER
+from hill.rules import contests
 from hill.rules.changes import COMMIT_MESSAGES
 from hill.rules.events import EventKind
 
@@ -104,7 +105,8 @@ class HistoryReader:
         actor, seconds, message = head.split("\0", 2)
         title, summary, trailers = parse_message(message)
         parsed = parse_title(title)
-        if parsed is None or "Hill-Event" not in trailers:
+        events = TRAILER.findall(message)  # as the writer reads its history
+        if parsed is None or not events:
             raise CopyError(f"commit {sha} records no hill change: {title!r}")
         kind, named = parsed
         written, deleted = {}, []
@@ -119,14 +121,14 @@ class HistoryReader:
                 written[path] = _blob(blobs, blob)
         return Recorded(
             sha=sha,
-            event=int(trailers["Hill-Event"]),
+            event=int(events[-1]),
             kind=kind,
             actor=actor,
             time=dt.datetime.fromtimestamp(int(seconds), dt.UTC).replace(tzinfo=None),
             summary=summary,
             program=named.get("program"),
             displaced=named.get("displaced"),
-            contest=trailers.get("Contest", named.get("contest")),
+            contest=trailers.get(contests.TRAILER, named.get("contest")),
             written=written,
             deleted=tuple(deleted),
         )

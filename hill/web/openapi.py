@@ -12,6 +12,7 @@ Imports hill.web.urls and hill.web.views only.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -73,43 +74,181 @@ EVENT = nullable(
 )
 
 # a program's profile: its page's analytics (the program page and a -test page alike)
-PROFILE = obj(
+# the six ways of ranking, in the standings' order
+METHODS = ("markov", "points", "trad", "tradtwist", "iter", "itertwist")
+# numbers by tape length and polarity: a list a side
+SIDES = obj({"sieve": array(NUM), "kettle": array(NUM)})
+BATTLE = {"tape": NUM, "polarity": STR}  # a match's sample battle
+STATS = obj(
     {
-        "program": STR,
-        "code": STR,
+        "wins": NUM,
+        "ties": NUM,
+        "losses": NUM,
         "jousts": NUM,
-        "waiting": array(ANY),
-        "tapes": array(NUM),
-        "heat": nullable(array(array(NUM))),
-        "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
-        "duels": array(obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})),
-        "losses": nullable(
-            obj(
-                {
-                    "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                    "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                    "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                    "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                }
-            )
-        ),
-        "problems": array(
-            obj(
-                {
-                    "program": STR,
-                    "rank": NUM,
-                    "code": STR,
-                    "lost": NUM,
-                    "flag": NUM,
-                    "off_tape": NUM,
-                    "reason": STR,
-                    "sample": obj({"tape": NUM, "polarity": STR}),
-                }
-            )
-        ),
-        "alike": array(obj({"program": STR, "rank": NUM, "distance": NUM})),
+        "tapl": NUM,
+        "tazd": NUM,
+        "qooa": NUM,
+        "pprg": NUM,
+        "games_behind": NUM,
+        "rank_low": NUM,
+        "rank_high": NUM,
     }
 )
+
+# a program's profile: its own answer (profile-json) and a part of others
+PROFILE_FIELDS: dict[str, Schema] = {
+    "program": STR,
+    "code": STR,
+    "jousts": NUM,
+    "waiting": array(ANY),
+    "tapes": array(NUM),
+    "heat": nullable(array(array(NUM))),
+    "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
+    "duels": array(obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})),
+    "losses": nullable(
+        obj(
+            {
+                "flag": SIDES,
+                "off_tape": SIDES,
+                "tied_limit": SIDES,
+                "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
+            }
+        )
+    ),
+    "problems": array(
+        obj(
+            {
+                "program": STR,
+                "rank": NUM,
+                "code": STR,
+                "lost": NUM,
+                "flag": NUM,
+                "off_tape": NUM,
+                "reason": STR,
+                "sample": obj(BATTLE),
+            }
+        )
+    ),
+    "alike": array(obj({"program": STR, "rank": NUM, "distance": NUM})),
+}
+PROFILE = obj(PROFILE_FIELDS)
+
+# a program's breakdown against every other: program-json and a trial's test-json
+OPPONENT: dict[str, Schema] = {
+    "program": STR,
+    "rank": NUM,
+    "margin": NUM,
+    "outcomes": array(NUM),
+    "line": STR,
+}
+
+
+def _breakdown(opponent: dict[str, Schema], versions: dict[str, Schema]) -> Schema:
+    """The breakdown with more fields an opponent and these before `departed`."""
+    return obj(
+        {
+            "event": EVENT,
+            "program": STR,
+            "rank": NUM,
+            "stats": STATS,
+            "tapes": array(NUM),
+            "opponents": array(obj(OPPONENT | opponent)),
+            "wins": SIDES,
+            "ties": SIDES,
+            "losses": SIDES,
+            "worst": array(obj({"tape": NUM, "polarity": STR, "losses": NUM})),
+            **versions,
+            "departed": ANY,
+            "profile": PROFILE,
+        }
+    )
+
+
+def _strategy(pool: dict[str, Schema]) -> Schema:
+    """A pool's families (strategy-json and its twins), the pool named by `pool`."""
+    return obj(
+        {
+            "event": EVENT,
+            "pool": STR,
+            **pool,
+            "size": NUM,
+            "shown": NUM,
+            "method": obj({"features": array(STR), "linkage": STR, "metric": STR}),
+            "programs": array(STR),
+            "ranks": array(NUM),
+            "families": array(NUM),
+            "linkage": array(array(NUM)),
+            "dendrogram": obj(
+                {"icoord": array(array(NUM)), "dcoord": array(array(NUM)), "families": array(NUM)}
+            ),
+            "margins": array(array(nullable(NUM))),
+            "duels": array(array(nullable(NUM))),
+            "waiting": array(ANY),
+            "complete": BOOL,
+        }
+    )
+
+
+# a tournament's summary, on its own (tournaments-json) and atop its answers
+SUMMARY_FIELDS: dict[str, Schema] = {
+    "id": NUM,
+    "format": STR,
+    "pool": STR,
+    "started_by": STR,
+    "created_at": STR,
+    "finished_at": nullable(STR),
+    "entrants": NUM,
+    "rounds_played": NUM,
+    "rounds_planned": NUM,
+    "matches_committed": NUM,
+    "matches_expected": NUM,
+    "leader": nullable(STR),
+    "ended": nullable(STR),
+    "running": BOOL,
+    "complete": BOOL,
+    "winner": nullable(STR),
+    "percent": NUM,
+}
+SUMMARY = obj(SUMMARY_FIELDS)
+ROUNDS = array(
+    obj(
+        {
+            "number": NUM,
+            "bye": nullable(STR),
+            "matches": array(obj({"a": STR, "b": STR, "margin": NUM})),
+        }
+    )
+)
+# a standing's fields in every tournament (a format adds its tie-breaks)
+STANDING: dict[str, Schema] = {
+    "rank": NUM,
+    "name": STR,
+    "wins": NUM,
+    "draws": NUM,
+    "losses": NUM,
+    "score": NUM,
+    "points": NUM,
+    "win_share": NUM,
+}
+
+
+def _played(maybe: Callable[[Schema], Schema]) -> dict[str, Schema]:
+    """A played tournament's codes and pictures (`maybe`: nullable in a contest)."""
+    return {
+        "programs": maybe(CODES),
+        "samples": maybe(array(array(obj(BATTLE)))),
+        "crosstable": nullable(
+            obj(
+                {
+                    "names": array(STR),
+                    "rows": array(array(nullable(obj({"margin": NUM} | BATTLE)))),
+                }
+            )
+        ),
+        "thumbnails": maybe(BOOL),
+        "eliminations": nullable(array(obj({"stage": NUM, "name": STR, "place": NUM}))),
+        "bump_chart": maybe(BOOL),
+    }
 
 
 ANSWERS: dict[str, Schema] = {
@@ -129,32 +268,9 @@ ANSWERS: dict[str, Schema] = {
                         "rank": NUM,
                         "previous_rank": nullable(NUM),
                         "points": NUM,
-                        "scores": obj(
-                            {
-                                "markov": NUM,
-                                "points": NUM,
-                                "trad": NUM,
-                                "tradtwist": NUM,
-                                "iter": NUM,
-                                "itertwist": NUM,
-                            }
-                        ),
+                        "scores": obj(dict.fromkeys(METHODS, NUM)),
                         "submitted": STR,
-                        "stats": obj(
-                            {
-                                "wins": NUM,
-                                "ties": NUM,
-                                "losses": NUM,
-                                "jousts": NUM,
-                                "tapl": NUM,
-                                "tazd": NUM,
-                                "qooa": NUM,
-                                "pprg": NUM,
-                                "games_behind": NUM,
-                                "rank_low": NUM,
-                                "rank_high": NUM,
-                            }
-                        ),
+                        "stats": STATS,
                         "change": nullable(NUM),
                         "age": NUM,
                     }
@@ -163,56 +279,14 @@ ANSWERS: dict[str, Schema] = {
             "results": array(array(array(NUM))),
             "progs": array(STR),
             "prevrank": array(nullable(NUM)),
-            "scores": obj(
-                {
-                    "markov": obj({"max": NUM, "score": array(NUM)}),
-                    "points": obj({"max": NUM, "score": array(NUM)}),
-                    "trad": obj({"max": NUM, "score": array(NUM)}),
-                    "tradtwist": obj({"max": NUM, "score": array(NUM)}),
-                    "iter": obj({"max": NUM, "score": array(NUM)}),
-                    "itertwist": obj({"max": NUM, "score": array(NUM)}),
-                }
-            ),
+            "scores": obj(dict.fromkeys(METHODS, obj({"max": NUM, "score": array(NUM)}))),
             "scoringMethod": STR,
         }
     ),
     "matrix-json": obj({"event": EVENT, "programs": array(STR), "margins": array(array(NUM))}),
-    "program-json": obj(
+    "program-json": _breakdown(
+        {},
         {
-            "event": EVENT,
-            "program": STR,
-            "rank": NUM,
-            "stats": obj(
-                {
-                    "wins": NUM,
-                    "ties": NUM,
-                    "losses": NUM,
-                    "jousts": NUM,
-                    "tapl": NUM,
-                    "tazd": NUM,
-                    "qooa": NUM,
-                    "pprg": NUM,
-                    "games_behind": NUM,
-                    "rank_low": NUM,
-                    "rank_high": NUM,
-                }
-            ),
-            "tapes": array(NUM),
-            "opponents": array(
-                obj(
-                    {
-                        "program": STR,
-                        "rank": NUM,
-                        "margin": NUM,
-                        "outcomes": array(NUM),
-                        "line": STR,
-                    }
-                )
-            ),
-            "wins": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-            "ties": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-            "losses": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-            "worst": array(obj({"tape": NUM, "polarity": STR, "losses": NUM})),
             "versions": array(
                 obj(
                     {
@@ -229,10 +303,8 @@ ANSWERS: dict[str, Schema] = {
                         "diff": ANY,
                     }
                 )
-            ),
-            "departed": ANY,
-            "profile": PROFILE,
-        }
+            )
+        },
     ),
     "pair-json": obj(
         {
@@ -402,78 +474,21 @@ ANSWERS: dict[str, Schema] = {
         },
         optional=("programs",),
     ),
-    "tournaments-json": obj(
-        {
-            "tournaments": array(
-                obj(
-                    {
-                        "id": NUM,
-                        "format": STR,
-                        "pool": STR,
-                        "started_by": STR,
-                        "created_at": STR,
-                        "finished_at": nullable(STR),
-                        "entrants": NUM,
-                        "rounds_played": NUM,
-                        "rounds_planned": NUM,
-                        "matches_committed": NUM,
-                        "matches_expected": NUM,
-                        "leader": nullable(STR),
-                        "ended": nullable(STR),
-                        "running": BOOL,
-                        "complete": BOOL,
-                        "winner": nullable(STR),
-                        "percent": NUM,
-                    }
-                )
-            )
-        }
-    ),
+    "tournaments-json": obj({"tournaments": array(SUMMARY)}),
     "tournament-json": obj(
-        {
-            "id": NUM,
-            "format": STR,
-            "pool": STR,
-            "started_by": STR,
-            "created_at": STR,
-            "finished_at": nullable(STR),
-            "entrants": NUM,
-            "rounds_played": NUM,
-            "rounds_planned": NUM,
-            "matches_committed": NUM,
-            "matches_expected": NUM,
-            "leader": nullable(STR),
-            "ended": nullable(STR),
-            "running": BOOL,
-            "complete": BOOL,
-            "winner": nullable(STR),
-            "percent": NUM,
+        SUMMARY_FIELDS
+        | {
             "result": obj(
                 {
                     "format": STR,
                     "seed": nullable(NUM),
                     "entrants": array(STR),
                     "ended": nullable(STR),
-                    "rounds": array(
-                        obj(
-                            {
-                                "number": NUM,
-                                "bye": nullable(STR),
-                                "matches": array(obj({"a": STR, "b": STR, "margin": NUM})),
-                            }
-                        )
-                    ),
+                    "rounds": ROUNDS,
                     "standings": array(
                         obj(
-                            {
-                                "rank": NUM,
-                                "name": STR,
-                                "wins": NUM,
-                                "draws": NUM,
-                                "losses": NUM,
-                                "score": NUM,
-                                "points": NUM,
-                                "win_share": NUM,
+                            STANDING
+                            | {
                                 "buchholz": NUM,
                                 "neustadtl": NUM,
                                 "cumulative": NUM,
@@ -495,22 +510,8 @@ ANSWERS: dict[str, Schema] = {
                 },
                 optional=("reality_show",),
             ),
-            "programs": CODES,
-            "samples": array(array(obj({"tape": NUM, "polarity": STR}))),
-            "crosstable": nullable(
-                obj(
-                    {
-                        "names": array(STR),
-                        "rows": array(
-                            array(nullable(obj({"margin": NUM, "tape": NUM, "polarity": STR})))
-                        ),
-                    }
-                )
-            ),
-            "thumbnails": BOOL,
-            "eliminations": nullable(array(obj({"stage": NUM, "name": STR, "place": NUM}))),
-            "bump_chart": BOOL,
         }
+        | _played(lambda schema: schema)
     ),
     "contests-json": obj(
         {
@@ -548,29 +549,8 @@ ANSWERS: dict[str, Schema] = {
                         "seed": nullable(INT),
                         "entrants": array(STR),
                         "ended": nullable(STR),
-                        "rounds": array(
-                            obj(
-                                {
-                                    "number": NUM,
-                                    "bye": nullable(STR),
-                                    "matches": array(obj({"a": STR, "b": STR, "margin": NUM})),
-                                }
-                            )
-                        ),
-                        "standings": array(
-                            obj(
-                                {
-                                    "rank": NUM,
-                                    "name": STR,
-                                    "wins": NUM,
-                                    "draws": NUM,
-                                    "losses": NUM,
-                                    "score": NUM,
-                                    "points": NUM,
-                                    "win_share": NUM,
-                                }
-                            )
-                        ),
+                        "rounds": ROUNDS,
+                        "standings": array(obj(STANDING)),
                         "reality_show": array(array(STR)),
                     }
                 )
@@ -586,190 +566,25 @@ ANSWERS: dict[str, Schema] = {
             "closed_at": nullable(STR),
             "closed_by": nullable(STR),
             "tournament_id": nullable(NUM),
-            "standings": nullable(
-                array(
-                    obj(
-                        {
-                            "rank": NUM,
-                            "name": STR,
-                            "wins": NUM,
-                            "draws": NUM,
-                            "losses": NUM,
-                            "score": NUM,
-                            "points": NUM,
-                            "win_share": NUM,
-                            "place": NUM,
-                            "control": BOOL,
-                        }
-                    )
-                )
-            ),
+            "standings": nullable(array(obj(STANDING | {"place": NUM, "control": BOOL}))),
             "progress": nullable(
                 obj({"matches_committed": NUM, "matches_expected": NUM, "percent": NUM})
             ),
             "recompute": nullable(obj({"clone": STR, "folder": STR, "command": STR})),
-            "programs": nullable(CODES),
-            "samples": nullable(array(array(obj({"tape": NUM, "polarity": STR})))),
-            "crosstable": nullable(
-                obj(
-                    {
-                        "names": array(STR),
-                        "rows": array(
-                            array(nullable(obj({"margin": NUM, "tape": NUM, "polarity": STR})))
-                        ),
-                    }
-                )
-            ),
-            "thumbnails": nullable(BOOL),
-            "eliminations": nullable(array(obj({"stage": NUM, "name": STR, "place": NUM}))),
-            "bump_chart": nullable(BOOL),
         }
+        | _played(nullable)
     ),
-    "test-json": obj(
+    "test-json": _breakdown(
+        {"code": STR},
         {
-            "event": EVENT,
-            "program": STR,
-            "rank": NUM,
-            "stats": obj(
-                {
-                    "wins": NUM,
-                    "ties": NUM,
-                    "losses": NUM,
-                    "jousts": NUM,
-                    "tapl": NUM,
-                    "tazd": NUM,
-                    "qooa": NUM,
-                    "pprg": NUM,
-                    "games_behind": NUM,
-                    "rank_low": NUM,
-                    "rank_high": NUM,
-                }
-            ),
-            "tapes": array(NUM),
-            "opponents": array(
-                obj(
-                    {
-                        "program": STR,
-                        "rank": NUM,
-                        "margin": NUM,
-                        "outcomes": array(NUM),
-                        "line": STR,
-                        "code": STR,
-                    }
-                )
-            ),
-            "wins": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-            "ties": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-            "losses": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-            "worst": array(obj({"tape": NUM, "polarity": STR, "losses": NUM})),
             "trial": obj({"token": STR, "owner": STR, "code": STR, "expires": STR}),
             "versions": array(ANY),
-            "departed": ANY,
-            "profile": PROFILE,
-        }
+        },
     ),
-    "profile-json": obj(
-        {
-            "event": EVENT,
-            "program": STR,
-            "code": STR,
-            "jousts": NUM,
-            "waiting": array(ANY),
-            "tapes": array(NUM),
-            "heat": nullable(array(array(NUM))),
-            "decoys": nullable(obj({"by_tape": array(array(NUM)), "cells": array(NUM)})),
-            "duels": array(
-                obj({"program": STR, "rank": NUM, "median": NUM, "low": NUM, "high": NUM})
-            ),
-            "losses": nullable(
-                obj(
-                    {
-                        "flag": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                        "off_tape": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                        "tied_limit": obj({"sieve": array(NUM), "kettle": array(NUM)}),
-                        "total": obj({"flag": NUM, "off_tape": NUM, "tied_limit": NUM}),
-                    }
-                )
-            ),
-            "problems": array(
-                obj(
-                    {
-                        "program": STR,
-                        "rank": NUM,
-                        "code": STR,
-                        "lost": NUM,
-                        "flag": NUM,
-                        "off_tape": NUM,
-                        "reason": STR,
-                        "sample": obj({"tape": NUM, "polarity": STR}),
-                    }
-                )
-            ),
-            "alike": array(obj({"program": STR, "rank": NUM, "distance": NUM})),
-        }
-    ),
-    "strategy-json": obj(
-        {
-            "event": EVENT,
-            "pool": STR,
-            "size": NUM,
-            "shown": NUM,
-            "method": obj({"features": array(STR), "linkage": STR, "metric": STR}),
-            "programs": array(STR),
-            "ranks": array(NUM),
-            "families": array(NUM),
-            "linkage": array(array(NUM)),
-            "dendrogram": obj(
-                {"icoord": array(array(NUM)), "dcoord": array(array(NUM)), "families": array(NUM)}
-            ),
-            "margins": array(array(nullable(NUM))),
-            "duels": array(array(nullable(NUM))),
-            "waiting": array(ANY),
-            "complete": BOOL,
-        }
-    ),
-    "test-strategy-json": obj(
-        {
-            "event": EVENT,
-            "pool": STR,
-            "trial": STR,
-            "size": NUM,
-            "shown": NUM,
-            "method": obj({"features": array(STR), "linkage": STR, "metric": STR}),
-            "programs": array(STR),
-            "ranks": array(NUM),
-            "families": array(NUM),
-            "linkage": array(array(NUM)),
-            "dendrogram": obj(
-                {"icoord": array(array(NUM)), "dcoord": array(array(NUM)), "families": array(NUM)}
-            ),
-            "margins": array(array(nullable(NUM))),
-            "duels": array(array(nullable(NUM))),
-            "waiting": array(ANY),
-            "complete": BOOL,
-        }
-    ),
-    "tournament-strategy-json": obj(
-        {
-            "event": EVENT,
-            "pool": STR,
-            "tournament": NUM,
-            "size": NUM,
-            "shown": NUM,
-            "method": obj({"features": array(STR), "linkage": STR, "metric": STR}),
-            "programs": array(STR),
-            "ranks": array(NUM),
-            "families": array(NUM),
-            "linkage": array(array(NUM)),
-            "dendrogram": obj(
-                {"icoord": array(array(NUM)), "dcoord": array(array(NUM)), "families": array(NUM)}
-            ),
-            "margins": array(array(nullable(NUM))),
-            "duels": array(array(nullable(NUM))),
-            "waiting": array(ANY),
-            "complete": BOOL,
-        }
-    ),
+    "profile-json": obj({"event": EVENT} | PROFILE_FIELDS),
+    "strategy-json": _strategy({}),
+    "test-strategy-json": _strategy({"trial": STR}),
+    "tournament-strategy-json": _strategy({"tournament": NUM}),
     "lab-json": obj(
         {
             "event": EVENT,
@@ -794,8 +609,6 @@ ANSWERS: dict[str, Schema] = {
 
 # a big tournament's pieces (hill/web/tournament_pieces.py): served only for
 # a tournament over PAGED_ENTRANTS entrants or PAGED_MATCHES matches (404 else)
-SUMMARY = ANSWERS["tournaments-json"]["properties"]["tournaments"]["items"]
-BATTLE = {"tape": NUM, "polarity": STR}  # a match's sample battle
 ANSWERS |= {
     "tournament-round-json": obj(
         {

@@ -68,9 +68,7 @@ def back_up(settings: HillSettings, config: Path | None, destination: Path) -> B
     if destination.exists():
         raise HillError(f"{destination} exists: a backup goes to a new name")
     _remove_partials(destination)
-    partial = destination.with_name(f".{destination.name}.partial-{os.getpid()}")
-    partial.mkdir(parents=True)
-    try:
+    with new_data_folder(destination, "partial") as partial:
         copied = snapshot.copy_database(folder.database, partial / DATABASE)
         crash_point("backup-database-copied")
         moment = snapshot.moment(partial / DATABASE)
@@ -97,12 +95,7 @@ def back_up(settings: HillSettings, config: Path | None, destination: Path) -> B
             **{k: v for k, v in dataclasses.asdict(backup).items() if k != "path"},
         }
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-        _sync(partial)
-        crash_point("backup-written")
-        partial.rename(destination)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
+        crash_point("backup-written")  # whole, not yet synced and renamed
     return backup
 
 
@@ -139,9 +132,9 @@ def restore(settings: HillSettings, source: Path) -> Backup:
 
 @contextlib.contextmanager
 def new_data_folder(target: Path, why: str) -> Iterator[Path]:
-    """A data folder made whole under a temporary name beside `target`
-    (missing or empty: HillError otherwise), then renamed to it; removed if
-    its making fails."""
+    """A folder (a data folder, a backup) made whole under a temporary name
+    beside `target` (missing or empty: HillError otherwise), synced, then
+    renamed to it; removed if its making fails."""
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise HillError(f"{target} is not empty: a hill is {why} into a new data folder")
     partial = target.with_name(f".{target.name}.{why}-{os.getpid()}")

@@ -206,9 +206,8 @@ class Replay:
         assert full_name is not None
         owner, name = names.split(full_name)
         code = recorded.written.get(names.file_name(full_name))
-        _, current, _ = self.queries.current(session)
         if code is None:  # the same code again: its file did not change
-            old = current.find(full_name)
+            old = self.queries.current(session)[1].find(full_name)
             if old is None:
                 raise HillError(f"commit {recorded.sha} lacks the code of {full_name}")
             code = self.queries.code_of_hash(old.program.code_hash)
