@@ -80,6 +80,21 @@ def rank_arrival(
     return standings, arrival_summary(arrival, standings, newcomer.id, changed)
 
 
+def rank_departure(
+    ranking: str, current: Standings, leaving: Entry, kind: EventKind
+) -> tuple[Standings, str]:
+    """The standings once `leaving` has left (a withdrawal, a removal: the
+    others' jousts as they were, ranked afresh) and the change's summary."""
+    keep = [i for i, e in enumerate(current.entries) if e is not leaving]
+    standings = rank(
+        [current.entries[i].program for i in keep],
+        current.outcomes[np.ix_(keep, keep)],
+        ranking,
+        {e.program.id: e.rank for e in current.entries},
+    )
+    return standings, departure_summary(leaving.program.full_name, kind, standings.size)
+
+
 def _battles_changed(current: Standings, arrival: Arrival, after: np.ndarray) -> str | None:
     """How an update's battles changed against the programs that stay."""
     if arrival.old is None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 from sqlalchemy.orm import Session
 
 from hill import engine
@@ -206,15 +205,9 @@ class Hill:
                 leaving = current.find(full_name)
                 if leaving is None:
                     raise HillError(f"there is no {full_name} on the hill")
-                keep = [i for i, e in enumerate(current.entries) if e is not leaving]
-                standings = rank(
-                    [current.entries[i].program for i in keep],
-                    current.outcomes[np.ix_(keep, keep)],
-                    self.settings.ranking,
-                    {e.program.id: e.rank for e in current.entries},
-                )
+                ranking = self.settings.ranking
+                standings, summary = changes.rank_departure(ranking, current, leaving, kind)
                 _leave(session, leaving, reason)
-                summary = changes.departure_summary(full_name, kind, standings.size)
                 event = add_event(
                     session, kind, actor, summary, standings, displaced_id=leaving.program.id
                 )

@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
@@ -245,19 +244,11 @@ class Replay:
         leaving = current.find(recorded.displaced or "")
         if leaving is None:
             raise HillError(f"commit {recorded.sha}: there is no {recorded.displaced} to leave")
-        keep = [i for i, e in enumerate(current.entries) if e is not leaving]
         _leave(session, leaving, DEPARTURES[recorded.kind])
         self._left_at(session, leaving.program.id, recorded)
 
         def ranked(method: str) -> tuple[Standings, str]:
-            standings = rank(
-                [current.entries[i].program for i in keep],
-                current.outcomes[np.ix_(keep, keep)],
-                method,
-                {e.program.id: e.rank for e in current.entries},
-            )
-            name = leaving.program.full_name
-            return standings, changes.departure_summary(name, recorded.kind, standings.size)
+            return changes.rank_departure(method, current, leaving, recorded.kind)
 
         return ranked, None, leaving.program.id
 
