@@ -14,8 +14,7 @@ A command's module is imported only when that command runs (LazyParser), so
 
 May import: every package of hill/ (hill.engine, hill.rules, hill.ladder,
 hill.tournaments, hill.play, hill.store, hill.writers, hill.scheduler,
-hill.web), bot (for
-`bfjoust bot`), numpy, tqdm (progress bars).
+hill.web), bot (for `bfjoust bot`), numpy, tqdm (progress bars).
 """
 
 from __future__ import annotations

@@ -28,15 +28,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-import structlog
-
 from hill.scheduler.turns import Priority, Turns
 from hill.store.bell import listen
 from hill.writers.hill import Hill
 
 __all__ = ["Priority", "Scheduler", "Turns"]
-
-log = structlog.get_logger(__name__)
 
 
 class Scheduler:
