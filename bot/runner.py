@@ -115,7 +115,7 @@ class Runner:
         self._unmarked: list[int] = []  # sent, but marking them delivered failed
         self._told: set[int] = set()  # requests whose players know they wait for the storage
         self._rescan = False  # look for stored answers not handed over
-        self._git_retry: asyncio.TimerHandle | None = None  # git behind: tried again then
+        self._retry: asyncio.TimerHandle | None = None  # held back by the storage: tried then
 
     @property
     def running(self) -> bool:
@@ -150,6 +150,7 @@ class Runner:
         if len(self.kept) >= self.settings.irc.queue_size:
             raise QueueFull
         self.kept.append(fields)
+        self.wakeup.set()  # the runner records it as soon as it can (and retries)
         asked = Request(**fields)
         what = asked.command.describe(asked.full_name, upload=asked.origin == "web")
         raise Kept(f"{trouble}: {what} is kept, and played as soon as it can be recorded")
@@ -160,8 +161,8 @@ class Runner:
         self._task = asyncio.create_task(self._run(asked_before), name="hill-requests")
 
     async def close(self) -> None:
-        if self._git_retry is not None:
-            self._git_retry.cancel()
+        if self._retry is not None:
+            self._retry.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -265,10 +266,8 @@ class Runner:
             self._rescan = False
         if self.hill.history.behind:
             await asyncio.to_thread(self.hill.history.catch_up)
-            if self.hill.history.behind and self._git_retry is None:  # tried again in a while
-                self._git_retry = asyncio.get_running_loop().call_later(
-                    HISTORY_SECONDS, self._retry_git
-                )
+            if self.hill.history.behind:
+                self._retry_later(HISTORY_SECONDS)
 
     def _tell_waiting(self, request: Request, trouble: str) -> None:
         """Tell a player, once, that their request waits for the storage."""
@@ -279,8 +278,14 @@ class Runner:
         text = f"{trouble}: {what} waits, and is played as soon as it can be"
         self.say(request, Answer(text, "", False), lambda: None)
 
-    def _retry_git(self) -> None:
-        self._git_retry = None
+    def _retry_later(self, seconds: float) -> None:
+        """Wake the runner after `seconds` (what the storage held back is
+        tried again then), unless a retry is set already."""
+        if self._retry is None:
+            self._retry = asyncio.get_running_loop().call_later(seconds, self._retry_now)
+
+    def _retry_now(self) -> None:
+        self._retry = None
         self.wakeup.set()
 
     def deliver_finished(self) -> None:
@@ -314,5 +319,6 @@ class Runner:
                 raise
             self.trouble.struck(trouble)
             self._unmarked.append(request_id)  # marked later; never said twice
+            self._retry_later(RETRY_SECONDS)
         else:
             self._handed.discard(request_id)
