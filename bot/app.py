@@ -30,6 +30,7 @@ from bot.tournament import TournamentHost
 from hill.config import Settings
 from hill.layout import DataFolder
 from hill.logs import configure_logging
+from hill.scheduler import Scheduler
 from hill.store.tables import Request
 from hill.writers.hill import Hill
 
@@ -45,12 +46,14 @@ class HillBot:
         self.settings = settings
         folder = DataFolder(settings.hill.data_dir)
         self.client = IrcClient(settings.irc, self._on_message, heard_path=folder.heard)
-        self.runner = Runner(hill, settings, self._answer, self._refund)
-        # tournaments and the all-time ladder, while no request is open in the runner's book
-        self.tournaments = TournamentHost(
-            hill, settings, self.runner.book, self._announce, on_end=self._tournament_ended
+        # the hill's work in turns, in one order (players first), and what wakes it
+        self.scheduler = Scheduler(hill)
+        turns = self.scheduler.turns
+        self.runner = Runner(hill, settings, self._answer, self._refund, turns)
+        self.tournaments = TournamentHost(hill, settings, turns, self._announce)
+        self.contests = ContestClock(
+            hill, settings, turns, self.tournaments, self._tell, self.runner.deliver_finished
         )
-        self.contests = ContestClock(hill, settings, self.runner.book, self.tournaments, self._tell)
         self.commands = Commands(
             settings,
             hill,
@@ -61,11 +64,21 @@ class HillBot:
             self.client.admins,
         )
         self.contests.settled = self.commands.settled
-        self.ladder = LadderWorker(hill, settings.ladder, self.runner.book)
+        self.ladder = LadderWorker(hill, settings.ladder, turns)
         # the statistics of the jousts stored before they were kept
-        self.backfill = BackfillWorker(hill, self.runner.book)
+        self.backfill = BackfillWorker(hill, turns)
         # owners told when their program is pushed off (or removed)
         self.notices = NoticeDesk(hill, self.client, self.commands.urls)
+        # a change committed by another process wakes every kind of work
+        for wake in (
+            self.runner.wakeup.set,
+            self.tournaments.wake.set,
+            self.contests.wake.set,
+            self.ladder.wake.set,
+            self.backfill.wake.set,
+            self.notices.look,
+        ):
+            self.scheduler.on_change(wake)
         # the bot's health and metrics, for the web report's /healthz and /metrics
         self.status = StatusFile(folder.bot_status, self)
         self.started = False  # every worker started (run() is in the IRC client)
@@ -86,9 +99,6 @@ class HillBot:
         for channel in channels:
             self.client.say(channel, text, on_sent=sent)
 
-    def _tournament_ended(self) -> None:
-        self.contests.wake.set()  # a contest's tournament may have ended: publish it
-
     def _refund(self, owner: str) -> None:
         self.commands.refund(owner)
 
@@ -105,10 +115,12 @@ class HillBot:
         self.client.reply(asker, answer.line, on_sent=sent)
         if len(told) > 1:
             self.client.say(summary, f"{request.nick}: {answer.text}", on_sent=sent)
-        if answer.changed:
+        if answer.changed:  # someone pushed off, perhaps; a new program for the ladder
             self.notices.look()
+            self.ladder.wake.set()
 
     async def run(self) -> None:
+        await self.scheduler.start()
         await self.runner.start()
         self.tournaments.start()
         self.contests.start()
@@ -123,6 +135,7 @@ class HillBot:
         self.client.absence.heard()  # listening until now
         self.client.absence.save()
         await self.client.stop()
+        self.scheduler.close()  # no more turns: the work under way finishes its piece
         await self.tournaments.close()
         await self.contests.close()
         await self.ladder.close()

@@ -1,16 +1,20 @@
 """The hill's contests in the bot: `ContestClock` keeps their times and
 tells the channels (`!bfjoust-contest` and `-enter` are bot/commands/).
 
-Every second or so (sooner when woken) it reads the contests and, for each:
+It reads the contests when woken (a contest created, closed or entered, by
+a command or by another process through the hill's bell) and at the next
+moment one of them needs it (a timer: a reminder or a close), and for each:
 announces a new one, reminds 24 hours and 1 hour before the close, closes
 it at its closing time (first waiting until the entries heard before then
-are in the request book, bot.commands.Commands.settled, and the runner has
-played them), wakes the tournament host that plays a closed contest's
-tournament, publishes the results once it has ended, and announces the
-winner.  What the channels have heard is noted in the database once
-written to the server (hill.writers.contests.mark_told), so a restart says
-nothing twice; a bot that was down at a closing time closes the contest as
-it starts, with the entries heard before it.
+are in the request book, bot.commands.Commands.settled; the close plays
+those still waiting, in the contest's turn at the hill), then takes the
+contest's journey on (hill.scheduler.journeys: its tournament played, in
+the contest's turn, before any admin's tournament; its results published)
+and announces the winner.  What the channels have heard is noted in the
+database once written to the server (hill.writers.contests.mark_told), so
+a restart says nothing twice; a bot that was down at a closing time closes
+the contest as it starts, with the entries heard before it, and takes on
+the journey of a contest closed before it stopped.
 """
 
 from __future__ import annotations
@@ -27,19 +31,18 @@ import structlog
 from bot.tournament import TournamentHost
 from bot.worker import BackgroundWorker
 from hill.config import Settings
+from hill.errors import Stopped
 from hill.rules import contests as rules
 from hill.rules.contests import ContestState, News
 from hill.rules.events import iso_utc, utcnow
+from hill.scheduler import Priority, Turns
+from hill.scheduler.journeys import publish_contest
 from hill.store.contests import ContestView, contests
-from hill.store.records import progress_mark
-from hill.store.requests import RequestBook
+from hill.threads import Threads
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
 
 log = structlog.get_logger(__name__)
-
-POLL_SECONDS = 1.0  # contests made elsewhere (the command line) are seen this soon
-RUNNER_WAIT_SECONDS = 120.0  # the longest a close waits for the runner to play its entries
 
 # say `text` in every channel, then call back once it is all written
 Tell = Callable[[str, Callable[[], None]], None]
@@ -53,35 +56,55 @@ class ContestClock(BackgroundWorker):
     """Keeps the contests' times and tells the channels (see the module)."""
 
     name = "contests"
+    priority = Priority.CONTEST
     retry_seconds = 5.0
 
     def __init__(
-        self, hill: Hill, settings: Settings, book: RequestBook, host: TournamentHost, tell: Tell
+        self,
+        hill: Hill,
+        settings: Settings,
+        turns: Turns,
+        host: TournamentHost,
+        tell: Tell,
+        played: Callable[[], None],
     ) -> None:
-        super().__init__()
+        super().__init__(turns)
+        self.hill = hill
         self.writer = hill.contests
         self.db = hill.db
-        self.book = book
         self.host = host
         self.tell = tell
+        self.played = played  # requests were played by a close: their answers go out
         self.prefix = settings.irc.command
         self.urls = Urls(site=settings.web.url)
-        self.wake = asyncio.Event()
         # waits until the IRC commands heard before a time are recorded (Commands.settled)
         self.settled: Callable[[dt.datetime], Awaitable[None]] = _nothing_waits
         self._telling: set[tuple[str, ...]] = set()  # handed to the outbox, not noted yet
         self._noting: set[asyncio.Task[None]] = set()
+        self._journeys: dict[str, asyncio.Task[None]] = {}  # contests being played
+        self._journey_thread = Threads(1, "contest-journey")
+
+    async def close(self) -> None:
+        for task in self._journeys.values():
+            task.cancel()
+        await super().close()
+        await asyncio.gather(*self._journeys.values(), return_exceptions=True)
+        await self._journey_thread.finish()
 
     async def step(self) -> None:
-        self.wake.clear()
+        self.wake.clear()  # before the read: a change made meanwhile wakes us
         now = utcnow()
         views = await self.in_thread(contests, self.db)
         for view in views:
             await self._attend(view, now)
-        upcoming = [(v.closes - now).total_seconds() for v in views if v.open]
-        pause = min([POLL_SECONDS, *(max(0.05, s) for s in upcoming)])
+        moments = [
+            rules.next_moment(v.created_at, v.closes, now, v.told) for v in views if v.open
+        ]
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.wake.wait(), pause)
+            if moments:  # a timer for the next of them
+                await asyncio.wait_for(self.wake.wait(), (min(moments) - now).total_seconds())
+            else:
+                await self.wake.wait()
 
     async def _attend(self, view: ContestView, now: dt.datetime) -> None:
         told = set(view.told)
@@ -98,9 +121,10 @@ class ContestClock(BackgroundWorker):
         seen = (News.OPENED, News.DAY, News.HOUR, News.CLOSED)  # moot once it is closed
         if News.CLOSED not in told:
             self._say(view, seen, self.closed(view))
-        if view.state == ContestState.CLOSED and await self._tournament_ended(view):
-            await self.in_thread(self.writer.finish, view.name)
-            self.wake.set()
+        if view.state == ContestState.CLOSED and view.name not in self._journeys:
+            journey = asyncio.create_task(self._journey(view), name=f"contest-{view.name}")
+            self._journeys[view.name] = journey
+            journey.add_done_callback(lambda _: self._journeys.pop(view.name, None))
         if view.state == ContestState.PLAYED and News.RESULTS not in told:
             self._say(view, (*seen, News.RESULTS), self.results(view))
 
@@ -108,32 +132,32 @@ class ContestClock(BackgroundWorker):
         self, name: str, by: str, now: dt.datetime | None = None
     ) -> ContestView:
         """Close contest `name` at its time (or at `now`, if earlier), once
-        the entries heard before then are recorded and played."""
+        the entries heard before then are recorded; the close plays those
+        still waiting, in the contest's turn."""
         view = await self.in_thread(self.writer.view, name)
         if view.open:
             closing = min(view.closes, now or utcnow())
             await self.settled(closing)
-            await self._played(view.name, closing)
             closing_it = functools.partial(self.writer.close, name, by=by, now=closing)
-            view = await self.in_thread(closing_it)
-            if view.tournament_id is not None:
-                self.host.wake.set()  # it plays the contest's tournament
+            view = await self.in_turn(closing_it)
+            self.played()
             log.info("contest closed", contest=view.name, state=view.state)
         self.wake.set()
         return view
 
-    async def _played(self, name: str, closing: dt.datetime) -> None:
-        """Until the runner has played the requests of the contest heard
-        before `closing` (after RUNNER_WAIT_SECONDS, the close plays them)."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(RUNNER_WAIT_SECONDS):
-                while await self.in_thread(self.book.waiting_entries, name, closing):
-                    await asyncio.sleep(0.1)
-
-    async def _tournament_ended(self, view: ContestView) -> bool:
-        assert view.tournament_id is not None
-        mark = await self.in_thread(progress_mark, self.db, view.tournament_id)
-        return mark is not None and mark[2] is not None
+    async def _journey(self, view: ContestView) -> None:
+        """A closed contest's tournament played and its results published
+        (hill.scheduler.journeys), in the contest's turn; then told."""
+        play = self.host.player(self.priority)
+        try:
+            async with self.turns.turn(self.priority):
+                await self._journey_thread.run(publish_contest, self.hill, view, play)
+        except Stopped:
+            return
+        except Exception as error:  # the cluster down, the disk full...: tried again
+            log.warning("a contest's journey stopped", contest=view.name, error=str(error))
+            asyncio.get_running_loop().call_later(self.retry_seconds, self.wake.set)
+        self.wake.set()
 
     def _say(self, view: ContestView, marks: Collection[News], text: str) -> None:
         """Tell the channels once: `marks` noted when it is written to the server."""

@@ -7,12 +7,14 @@ otherwise on their next command.
 The notices are the writer's, stored with the change that made the
 program leave (hill.store.notices), so a restart forgets none; one is
 marked sent once its line is written to the server, and one cut off by a
-restart before that is sent again.  The bot looks for owners to tell after
-each answer it gives, on each command, as soon as it sees someone in its
-channels (a join, the names of a channel it joins, a nick change, an
-account seen: an owner waiting since before a restart is told the moment
-the bot is back in the channel), and every POLL_SECONDS (a change made by
-another process, `bfjoust hill submit` beside the bot).
+restart before that is sent again.  The bot looks for owners to tell as it
+starts, after each answer it gives, on each command, as soon as it sees
+someone in its channels (a join, the names of a channel it joins, a nick
+change, an account seen: an owner waiting since before a restart is told
+the moment the bot is back in the channel), and when another process
+changes the hill (`bfjoust hill submit` beside the bot: the hill's bell,
+hill.scheduler).  A look the storage failed is tried again after
+RETRY_SECONDS (a timer).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from hill.writers.hill import Hill
 
 log = structlog.get_logger(__name__)
 
-POLL_SECONDS = 30.0
+RETRY_SECONDS = 30.0  # after a look the storage failed
 # the server's events by which the bot sees someone in its channels (bot.accounts.Roster)
 SEEN_EVENTS = ("join", "endofnames", "nick", "account", "endofwho")
 
@@ -54,28 +56,42 @@ class NoticeDesk:
         self.urls = urls
         self._owners: set[str] = set()  # the owners with notices waiting (folded), as last read
         self._sending: set[int] = set()  # queued for the server, not written yet
-        self._task: asyncio.Task[None] | None = None
         self._work: set[asyncio.Task[None]] = set()
         self._looking: asyncio.Task[None] | None = None
         self._again = False  # someone came while a look was under way: look once more
+        self._retry: asyncio.TimerHandle | None = None  # a failed look, tried again then
         # after the roster's handlers (added before): it knows them when we look
         seen: dict[str, Handler] = {event: self._someone_seen for event in SEEN_EVENTS}
         client.link.add_handlers(seen)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._poll(), name="notices")
+        self.look()
 
     async def close(self) -> None:
-        for task in (self._task, *self._work):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        if self._retry is not None:
+            self._retry.cancel()
+        for task in list(self._work):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     def look(self) -> None:
         """Look for owners to tell now (after an answer: a change may have
-        pushed someone off)."""
-        self._spawn(self.deliver())
+        pushed someone off; the hill changed elsewhere)."""
+        self._spawn(self._look())
+
+    async def _look(self, message: Incoming | None = None) -> None:
+        try:
+            await self.deliver(message)
+        except Exception:  # e.g. the disk is full: tried again in a while
+            log.exception("sending the notices failed; trying again later")
+            if self._retry is None:
+                loop = asyncio.get_running_loop()
+                self._retry = loop.call_later(RETRY_SECONDS, self._again_later)
+
+    def _again_later(self) -> None:
+        self._retry = None
+        self.look()
 
     def _someone_seen(self, connection: ServerConnection, event: Event) -> None:
         """Someone is in a channel of the bot's now: an owner to tell, perhaps."""
@@ -92,22 +108,18 @@ class NoticeDesk:
         self._again = True
         while self._again:
             self._again = False
-            try:
-                await self.deliver()
-            except Exception:  # e.g. the disk is full: the poll tries again
-                log.exception("sending the notices failed; trying again later")
-                return
+            await self._look()
 
     def on_command(self, message: Incoming) -> None:
         """A command came in: its sender may be an owner with notices waiting."""
         if self._owners and self.client.link.fold(message.sender.nick) in self._owners:
             self._spawn(self._deliver_to(message))
         elif self._owners and message.sender.identity:
-            self._spawn(self.deliver(message))
+            self._spawn(self._look(message))
 
     async def _deliver_to(self, message: Incoming) -> None:
         # the nick of an owner: worth confirming who it is (by WHOIS where needed)
-        await self.deliver(await message.vouched())
+        await self._look(await message.vouched())
 
     async def deliver(self, message: Incoming | None = None) -> None:
         """Send the waiting notices whose owners are online, or are the
@@ -148,11 +160,3 @@ class NoticeDesk:
         task = asyncio.create_task(work)
         self._work.add(task)
         task.add_done_callback(self._work.discard)
-
-    async def _poll(self) -> None:
-        while True:
-            try:
-                await self.deliver()
-            except Exception:  # e.g. the disk is full: try again later
-                log.exception("sending the notices failed; trying again later")
-            await asyncio.sleep(POLL_SECONDS)

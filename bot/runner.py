@@ -1,8 +1,10 @@
 """The bot's hill jobs, played from the durable request book.
 
-Commands record a request (so does the web upload form, perhaps from another
-process: the runner looks for new requests every POLL_SECONDS too); the
-runner plays the oldest open one on the hill in a thread, one at a time.
+Commands record a request and wake the runner (so does the web upload form,
+perhaps from another process: its commit rings the hill's bell, which wakes
+the runner too, hill.scheduler); the runner plays the oldest open one on the
+hill in a thread, one at a time, each in its turn (hill.scheduler.turns: a
+player's request goes before any other work).
 What it came to is stored, as data, by the writer in the same transaction
 as the hill change it made (hill.writers.hill.play_request); the runner
 hands that outcome over to be said on IRC, and the request is marked
@@ -19,7 +21,8 @@ recorded is kept in memory, in order, its player told why (Kept), and
 recorded as soon as it can be; one that cannot be played waits in the book,
 its player told once; an answer that was stored but not handed over is
 delivered without a restart; git, when it fell behind, is caught up every
-few seconds; and the trouble is one log line, not a traceback a try.
+few seconds (a timer, armed while it is behind); and the trouble is one
+log line, not a traceback a try.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -35,10 +37,11 @@ from typing import Any, TypeVar
 import structlog
 
 from hill.config import Settings
-from hill.errors import HillError, Kept, QueueFull, storage_trouble
+from hill.errors import HillError, Kept, QueueFull, Stopped, storage_trouble
 from hill.faults import crash_point
 from hill.logs import Trouble
 from hill.rules.requests import FINISHED, Outcome, RequestState, answer_text
+from hill.scheduler import Priority, Turns
 from hill.store.requests import RequestBook
 from hill.store.tables import Request
 from hill.threads import Threads
@@ -47,7 +50,6 @@ from hill.writers.hill import Hill, play_request
 
 log = structlog.get_logger(__name__)
 
-POLL_SECONDS = 0.5  # how often the book is read for requests from elsewhere
 MAX_ATTEMPTS = 3  # a request the bot died playing this often is not tried again
 RETRY_SECONDS = 2.0  # after a failure (the storage's, or the runner's own)
 HISTORY_SECONDS = 5.0  # how often git is tried again while it is behind
@@ -87,9 +89,15 @@ class Runner:
     """Plays the requests of the book in order and hands over their answers."""
 
     def __init__(
-        self, hill: Hill, settings: Settings, say: Say, refund: Callable[[str], None]
+        self,
+        hill: Hill,
+        settings: Settings,
+        say: Say,
+        refund: Callable[[str], None],
+        turns: Turns | None = None,
     ) -> None:
         self.hill = hill
+        self.turns = turns or Turns()  # the hill's turns: a request plays in its own
         self.book = RequestBook(hill.db)
         self.settings = settings
         self.urls = Urls(site=settings.web.url)  # the links in the answers
@@ -98,7 +106,7 @@ class Runner:
         # the book's own work, one call at a time: requests are numbered in
         # the order they were asked
         self._book_thread = Threads(1, "request-book")
-        self.wakeup = asyncio.Event()
+        self.wakeup = asyncio.Event()  # a request recorded, an answer to deliver
         self._task: asyncio.Task[None] | None = None
         self._marks: set[asyncio.Task[None]] = set()
         self.trouble = Trouble("the request runner")  # the storage's, while it lasts
@@ -107,7 +115,7 @@ class Runner:
         self._unmarked: list[int] = []  # sent, but marking them delivered failed
         self._told: set[int] = set()  # requests whose players know they wait for the storage
         self._rescan = False  # look for stored answers not handed over
-        self._history_tried = 0.0
+        self._retry: asyncio.TimerHandle | None = None  # held back by the storage: tried then
 
     @property
     def running(self) -> bool:
@@ -142,6 +150,7 @@ class Runner:
         if len(self.kept) >= self.settings.irc.queue_size:
             raise QueueFull
         self.kept.append(fields)
+        self.wakeup.set()  # the runner records it as soon as it can (and retries)
         asked = Request(**fields)
         what = asked.command.describe(asked.full_name, upload=asked.origin == "web")
         raise Kept(f"{trouble}: {what} is kept, and played as soon as it can be recorded")
@@ -152,6 +161,8 @@ class Runner:
         self._task = asyncio.create_task(self._run(asked_before), name="hill-requests")
 
     async def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -175,6 +186,8 @@ class Runner:
         while True:
             try:
                 await self._next(asked_before)
+            except Stopped:  # the bot stops: no more turns
+                return
             except Exception as error:  # e.g. the disk is full: keep trying, do not stop
                 trouble = storage_trouble(error)
                 if trouble is None:
@@ -193,8 +206,7 @@ class Runner:
         await self._catch_up()
         request = await self.in_turn(self.book.next_open)
         if request is None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wakeup.wait(), POLL_SECONDS)
+            await self.wakeup.wait()
             return
         resumed = request.id <= asked_before
         if request.attempts >= MAX_ATTEMPTS:
@@ -202,9 +214,10 @@ class Runner:
             why = f"not played: the bot stopped {request.attempts} times while playing it"
             outcome = await self.in_turn(self.book.fail, request.id, why)
         else:
-            request = await self.in_turn(self.book.start, request.id)
-            self.trouble.cleared()
-            outcome = await self._play(request)
+            async with self.turns.turn(Priority.REQUEST):
+                request = await self.in_turn(self.book.start, request.id)
+                self.trouble.cleared()
+                outcome = await self._play(request)
         self._deliver(request, outcome, late_note(request, resumed=True) if resumed else "")
 
     async def _play(self, request: Request) -> Outcome:
@@ -251,10 +264,10 @@ class Runner:
                 if request.id not in self._handed and request.answer is not None:
                     self._deliver(request, request.answer, "")
             self._rescan = False
-        now = time.monotonic()
-        if self.hill.history.behind and now - self._history_tried >= HISTORY_SECONDS:
-            self._history_tried = now
+        if self.hill.history.behind:
             await asyncio.to_thread(self.hill.history.catch_up)
+            if self.hill.history.behind:
+                self._retry_later(HISTORY_SECONDS)
 
     def _tell_waiting(self, request: Request, trouble: str) -> None:
         """Tell a player, once, that their request waits for the storage."""
@@ -264,6 +277,22 @@ class Runner:
         what = request.command.describe(request.full_name, upload=request.origin == "web")
         text = f"{trouble}: {what} waits, and is played as soon as it can be"
         self.say(request, Answer(text, "", False), lambda: None)
+
+    def _retry_later(self, seconds: float) -> None:
+        """Wake the runner after `seconds` (what the storage held back is
+        tried again then), unless a retry is set already."""
+        if self._retry is None:
+            self._retry = asyncio.get_running_loop().call_later(seconds, self._retry_now)
+
+    def _retry_now(self) -> None:
+        self._retry = None
+        self.wakeup.set()
+
+    def deliver_finished(self) -> None:
+        """Deliver the answers of requests finished by someone else (a
+        contest's close plays the entries still waiting)."""
+        self._rescan = True
+        self.wakeup.set()
 
     def _deliver(self, request: Request, outcome: Outcome, note: str) -> None:
         """Put the answer in words and hand it over; `note` says why it
@@ -290,5 +319,6 @@ class Runner:
                 raise
             self.trouble.struck(trouble)
             self._unmarked.append(request_id)  # marked later; never said twice
+            self._retry_later(RETRY_SECONDS)
         else:
             self._handed.discard(request_id)

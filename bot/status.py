@@ -1,6 +1,7 @@
 """The running bot's status file (`bot-status.json` in the data folder),
-rewritten every STATUS_SECONDS from the event loop, for the web report's
-`/healthz` and `/metrics` (hill.web.health), whichever process serves them.
+rewritten on a heartbeat (every HEARTBEAT_SECONDS, a timer on the event
+loop), for the web report's `/healthz` and `/metrics` (hill.web.health),
+whichever process serves them.
 
 It says when it was written (a file that stops being rewritten is a bot
 that stopped or whose event loop is stuck), the IRC link (connected,
@@ -30,7 +31,7 @@ from hill.writers.metrics import PROCESS
 
 log = structlog.get_logger(__name__)
 
-STATUS_SECONDS = 5.0
+HEARTBEAT_SECONDS = 5.0
 
 
 class _Bot(Protocol):
@@ -66,7 +67,7 @@ class StatusFile:
                 log.warning("cannot write the status file", path=str(self.path), error=str(error))
             except Exception:  # never the bot's end: the status goes stale, which says it
                 log.exception("the status file failed")
-            await asyncio.sleep(STATUS_SECONDS)
+            await asyncio.sleep(HEARTBEAT_SECONDS)
 
     def status(self, *, stopped: bool = False) -> dict[str, Any]:
         link = self.bot.client.link

@@ -2,15 +2,19 @@
 background, and its progress in one line (`!bfjoust-tournament` is
 bot/commands/tournament.py).
 
-`TournamentHost` plays one tournament at a time (hill.writers.tournaments)
-in a thread of its own: unfinished ones first, oldest first, when the bot
-starts (after a crash, they end exactly as uninterrupted runs), then those
-admins start.  Its work goes in small pieces (jousts in chunks, its
-bookkeeping in short transactions), and each piece waits while a player's
-request is open in the request book: a submission always goes first.  The
-bot's stop, or an admin's cancel (`!bfjoust-tournament cancel ID`, or
-`bfjoust tournament cancel ID` from another process), stops it between two
-pieces, within a second.  Now and then it posts the progress of a long
+`TournamentHost` plays one tournament at a time (hill.scheduler.journeys)
+in a thread of its own and in its turn at the hill: unfinished ones first,
+oldest first, when the bot starts (after a crash, they end exactly as
+uninterrupted runs), then those admins start (it sleeps until one is: the
+command wakes it, or the hill's bell for one started by another process).
+A contest's tournament is not its own: the contest's journey plays it
+(bot/contests.py), before any admin's.  Its work goes in small pieces
+(jousts in chunks, its bookkeeping in short transactions), and between two
+pieces it hands its turn to more urgent work (a player's request, a
+contest): a submission always goes first.  The bot's stop stops it between
+two pieces; an admin's cancel (`!bfjoust-tournament cancel ID`, or
+`bfjoust tournament cancel ID` from another process) after its write
+transaction under way.  Now and then it posts the progress of a long
 tournament, and it announces the winner (or the cancellation).  On
 `[cluster] scheduler` its jousts run on that Dask cluster; a failing
 cluster pauses the tournament, which tries again later.
@@ -28,22 +32,21 @@ from hill.engine import Pair, Played, batches
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor
 from hill.errors import Cancelled, Stopped, TournamentError
 from hill.play.cluster import executor_for
-from hill.rules.contests import contest_of_pool
+from hill.scheduler import Priority, Turns
+from hill.scheduler.journeys import TournamentPlayer, play_tournament
 from hill.store.records import TournamentSummary, TournamentView, tournament
-from hill.store.requests import RequestBook
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 
-CHUNK = 16  # jousts between two looks at the request book
-IDLE_POLL_SECONDS = 0.25  # how often a busy hill is looked at again
+CHUNK = 16  # jousts between two pieces of work (more urgent work may go between)
 RETRY_SECONDS = 60.0  # after a failure (e.g. the cluster is down)
 PROGRESS_SECONDS = 600.0  # a long tournament's progress is posted this often
 
 
 class YieldingExecutor:
     """An executor that plays in chunks, `checkpoint()` before each (it
-    waits while a player's request is open, and raises Stopped once the bot
+    hands the turn to more urgent work, and raises Stopped once the bot
     stops)."""
 
     def __init__(self, inner: Executor, checkpoint: Callable[[], None]) -> None:
@@ -60,33 +63,33 @@ class TournamentHost(BackgroundWorker):
     """Plays the hill's tournaments in the background (see the module)."""
 
     name = "tournament"
+    priority = Priority.TOURNAMENT
     retry_seconds = RETRY_SECONDS
 
     def __init__(
         self,
         hill: Hill,
         settings: Settings,
-        book: RequestBook,
+        turns: Turns,
         announce: Callable[[str], None],
         *,
         progress_seconds: float = PROGRESS_SECONDS,
-        on_end: Callable[[], None] | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(turns)
+        self.hill = hill
         self.service = HillTournaments(hill)
         self.db = hill.db
         self.site = settings.web.url
         self.scheduler = settings.cluster.scheduler
-        self.book = book
         self.announce = announce
         self.progress_seconds = progress_seconds
-        self.on_end = on_end  # after each tournament (a contest's is told by bot/contests.py)
-        self.wake = asyncio.Event()
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
         self.cancelled_here: set[int] = set()  # cancelled by a command, which said so
 
     def running(self) -> int | None:
-        unfinished = self.service.unfinished()
+        """The admins' tournament to play on, oldest first (a contest's is
+        its journey's to play)."""
+        unfinished = self.service.unfinished(contests=False)
         return unfinished[0] if unfinished else None
 
     async def begin(self, format: str, pool: str, started_by: str, all_versions: bool) -> int:
@@ -117,33 +120,44 @@ class TournamentHost(BackgroundWorker):
             return
         said = False  # its end was said already (by the command that cancelled it)
         try:
-            await self.in_thread(self._play, tournament_id, asyncio.get_running_loop())
+            await self.in_turn(self._play, tournament_id, asyncio.get_running_loop())
         except Cancelled:
             said = tournament_id in self.cancelled_here
         except TournamentError as error:  # the cluster is down: said, and tried later
             self.announce(f"Tournament #{tournament_id} pauses: {error}")
             raise
         view = await asyncio.to_thread(tournament, self.db, tournament_id)
-        if view is not None and not said and contest_of_pool(view.summary.pool) is None:
+        if view is not None and not said:
             self.announce(progress_text(view.summary, self.site))
-        if self.on_end is not None:
-            self.on_end()
 
-    def checkpoint(self) -> None:
-        """Between two pieces of a tournament's work (in the host's thread):
-        wait while a player's request is open; Stopped once the bot stops."""
-        while not self.stopping.is_set() and self.book.next_open() is not None:
-            time.sleep(IDLE_POLL_SECONDS)
-        if self.stopping.is_set():
-            raise Stopped
+    def player(self, priority: Priority) -> TournamentPlayer:
+        """Plays a tournament to its end in the calling thread, which holds
+        the turn at `priority` (a contest's journey has its own)."""
 
-    def _play(self, tournament_id: int, loop: asyncio.AbstractEventLoop) -> None:
-        """Play a tournament to its end (in the host's thread)."""
+        def between() -> None:
+            if self.stopping.is_set():
+                raise Stopped
+            self.turns.between(priority)
+
+        def play(tournament_id: int) -> None:
+            self._play(tournament_id, None, between)
+
+        return play
+
+    def _play(
+        self,
+        tournament_id: int,
+        loop: asyncio.AbstractEventLoop | None,
+        between: Callable[[], None] | None = None,
+    ) -> None:
+        """Play a tournament to its end (in a thread holding the turn);
+        its progress posted on `loop` now and then, if given."""
+        checkpoint = between or self.between
         posted = time.monotonic()
 
         def progress(done: int, total: int) -> None:
             nonlocal posted
-            if time.monotonic() - posted < self.progress_seconds:
+            if loop is None or time.monotonic() - posted < self.progress_seconds:
                 return
             posted = time.monotonic()
             view = tournament(self.db, tournament_id)
@@ -151,8 +165,8 @@ class TournamentHost(BackgroundWorker):
                 loop.call_soon_threadsafe(self.announce, progress_text(view.summary, self.site))
 
         with executor_for(self.scheduler, self._local) as inner:
-            jousts = Arena(YieldingExecutor(inner, self.checkpoint))
-            self.service.prepare(tournament_id, jousts, self.checkpoint).run(progress)
+            jousts = Arena(YieldingExecutor(inner, checkpoint))
+            play_tournament(self.hill, tournament_id, jousts, checkpoint, progress)
 
 
 def progress_text(s: TournamentSummary, site: str) -> str:

@@ -1,6 +1,9 @@
 """Work the bot does in the background, stated once: a task on the event
-loop that takes steps, its blocking work on a thread of its own, until the
-bot stops; a step that fails is logged and tried again later, so that a
+loop that takes steps, its blocking work on a thread of its own and in its
+turn at the hill (hill.scheduler.turns, at the worker's priority), until the
+bot stops; between steps it sleeps on `wake` (set by whoever gives it work,
+and by the hill's bell: hill.scheduler) or on a timer it sets itself; a
+step that fails is logged and tried again later, so that a
 full disk or a lost cluster never brings the bot down (a trouble of the
 storage's, such as the full disk, is one log line per interval, not a
 traceback a try: hill.logs.Trouble).  The all-time
@@ -19,6 +22,7 @@ import structlog
 
 from hill.errors import Stopped, storage_trouble
 from hill.logs import Trouble
+from hill.scheduler import Priority, Turns
 from hill.threads import Threads
 
 log = structlog.get_logger(__name__)
@@ -28,12 +32,16 @@ T = TypeVar("T")
 
 class BackgroundWorker:
     """Takes `step()` after step from `start()` to `close()`; blocking work
-    goes to `in_thread`.  A step may raise Stopped once `stopping` is set."""
+    goes to `in_thread`, the work that changes the hill to `in_turn`.  A
+    step may raise Stopped once `stopping` is set."""
 
     name = "worker"
+    priority = Priority.BACKFILL  # its place in the hill's order
     retry_seconds = 30.0  # after a step that failed
 
-    def __init__(self) -> None:
+    def __init__(self, turns: Turns) -> None:
+        self.turns = turns
+        self.wake = asyncio.Event()  # work for it (set by whoever made it)
         self.stopping = threading.Event()  # read by the work in the thread
         self._thread = Threads(1, self.name)
         self._task: asyncio.Task[None] | None = None
@@ -53,6 +61,18 @@ class BackgroundWorker:
 
     async def in_thread(self, function: Callable[..., T], *args: Any) -> T:
         return await self._thread.run(function, *args)
+
+    async def in_turn(self, function: Callable[..., T], *args: Any) -> T:
+        """`function(*args)` on the worker's thread, in its turn at the hill."""
+        async with self.turns.turn(self.priority):
+            return await self._thread.run(function, *args)
+
+    def between(self) -> None:
+        """Between two pieces of work done in the turn (in the thread): more
+        urgent work goes first; Stopped once the bot stops."""
+        if self.stopping.is_set():
+            raise Stopped
+        self.turns.between(self.priority)
 
     async def step(self) -> None:
         raise NotImplementedError

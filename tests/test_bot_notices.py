@@ -109,7 +109,7 @@ def test_an_owner_waiting_since_before_a_restart_is_told_as_the_bot_joins(
     here, so only that can tell her."""
     import bot.notices
 
-    monkeypatch.setattr(bot.notices, "POLL_SECONDS", 3600.0)
+    monkeypatch.setattr(bot.notices, "RETRY_SECONDS", 3600.0)
     settings, hill = small_hill(tmp_path, ngircd.port)
     hill.challenge("bob", "trail", TRAIL.encode())  # while no bot runs: carol.idle leaves
 

@@ -21,6 +21,7 @@ from support.botharness import (
     sign_in,
     wait_until,
 )
+from support.ircclient import IrcTestClient
 from support.ladderhill import archive_hill
 
 from bot.ircd import Ngircd
@@ -180,5 +181,45 @@ def test_an_admin_cancels_a_tournament_and_it_stops_where_it_stands(
             # the cancel was said once: no announcement besides the reply
             assert not [m for m in dan.lines if m.nick == nick and "cancelled" in m.text
                         and not m.text.startswith(("dan: ", "carol: "))]  # fmt: skip
+
+    run(scenario(), timeout=240)
+
+
+def test_a_contest_closing_during_an_admins_tournament_is_played_first(
+    ngircd: Ngircd, tmp_path: Path
+) -> None:
+    """A contest's deadline is public: its tournament goes before an
+    admin's big one (hill.scheduler.turns), which waited before for the
+    admin's to end (issue 33, finding 4)."""
+    settings = bot_settings(tmp_path, ngircd.port, admins=("carol",))
+    bighill.archive_hill(tmp_path, bighill.quick_programs(ENTRANTS))
+
+    async def private(client: IrcTestClient, nick: str) -> str:
+        line = await client.expect(
+            lambda m: m.command == "NOTICE" and m.nick == nick and m.params[0] == client.nick, 30
+        )
+        return line.text
+
+    async def scenario() -> None:
+        async with running_bot(settings) as bot:
+            nick = bot.client.nick
+            carol = await player("carol", ngircd.port)
+            await sign_in(carol, nick)
+            alice, bob = [await player(who, ngircd.port) for who in ("alice", "bob")]
+            carol.say(CHANNEL, "!bfjoust-contest create quick +6s")
+            assert "quick" in await carol.reply(nick)
+            carol.say(CHANNEL, "!bfjoust-tournament round-robin archive")
+            assert "Tournament #1 started" in await carol.reply(nick)
+            alice.say(nick, "!bfjoust-enter quick (>)*8([-]>)*21")
+            bob.say(nick, "!bfjoust-enter quick (>)*9([-]>)*20")
+            assert "accepted" in await private(alice, nick)
+            assert "accepted" in await private(bob, nick)
+            await news(alice, nick, "Contest quick is closed", timeout=30)
+            await news(alice, nick, "Contest quick: ", timeout=60)  # its results
+            view = await asyncio.to_thread(tournament, bot.tournaments.db, 1)
+            assert view is not None and view.summary.ended is None  # the admin's plays on
+            assert committed_matches(tmp_path) < MATCHES
+            carol.say(CHANNEL, "!bfjoust-tournament cancel 1")  # no need to wait for its end
+            await carol.reply(nick, "cancelled")
 
     run(scenario(), timeout=240)

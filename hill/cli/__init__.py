@@ -13,8 +13,8 @@ A command's module is imported only when that command runs (LazyParser), so
 `bfjoust joust` loads the engine alone.
 
 May import: every package of hill/ (hill.engine, hill.rules, hill.ladder,
-hill.tournaments, hill.play, hill.store, hill.writers, hill.web), bot (for
-`bfjoust bot`), numpy, tqdm (progress bars).
+hill.tournaments, hill.play, hill.store, hill.writers, hill.scheduler,
+hill.web), bot (for `bfjoust bot`), numpy, tqdm (progress bars).
 """
 
 from __future__ import annotations

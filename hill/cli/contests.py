@@ -13,6 +13,7 @@ while the contest is open.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 
@@ -25,11 +26,11 @@ from hill.rules import names
 from hill.rules.contests import ContestState
 from hill.rules.events import iso_utc, utcnow
 from hill.rules.requests import RequestKind
+from hill.scheduler.journeys import close_contest
 from hill.store.contests import ContestView, contest, contests
 from hill.store.requests import RequestBook
 from hill.tournaments.registry import FORMATS
 from hill.writers.hill import Hill
-from hill.writers.tournaments import HillTournaments
 
 BOOK_LIMIT = 1_000_000  # the command line is the admin's: no queue limit
 
@@ -154,26 +155,23 @@ def _play(args: argparse.Namespace, kind: RequestKind, code: bytes | None) -> st
 
 
 def command_close(args: argparse.Namespace) -> None:
+    """The contest's journey (hill.scheduler.journeys), as the bot takes it."""
     hill = open_hill(args)
     try:
-        view = hill.contests.close(args.name, by=args.by)
-        if view.state == ContestState.CLOSED:
-            view = _play_tournament(args, hill, view)
+        view = close_contest(hill, args.name, functools.partial(_play_tournament, args, hill), by=args.by)
     finally:
         hill.close()
     print_view(view, args.json)
 
 
-def _play_tournament(args: argparse.Namespace, hill: Hill, view: ContestView) -> ContestView:
-    """Play a closed contest's tournament (from wherever it stands) and publish it."""
-    assert view.tournament_id is not None
+def _play_tournament(args: argparse.Namespace, hill: Hill, tournament_id: int) -> None:
+    """Play a closed contest's tournament (from wherever it stands)."""
     print(
-        f"contest {view.name} closed with {len(view.players)} entries; playing its "
-        f"tournament #{view.tournament_id} (stopped, the same command plays it on)",
+        f"the contest is closed; playing its tournament #{tournament_id} "
+        "(stopped, the same command plays it on)",
         file=sys.stderr,
     )
-    play_on(args, HillTournaments(hill), view.tournament_id)
-    return hill.contests.finish(view.name)
+    play_on(args, hill, tournament_id)
 
 
 def print_view(view: ContestView, as_json: bool) -> None:

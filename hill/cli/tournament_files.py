@@ -144,10 +144,11 @@ def arena_for(args: argparse.Namespace, *, stats: bool = True) -> Iterator[Arena
 
 
 @contextlib.contextmanager
-def progress_bar(plan: TournamentPlan) -> Iterator[Progress]:
-    """A bar on stderr (a terminal) for runs longer than a second."""
+def progress_bar(plan: TournamentPlan | None = None) -> Iterator[Progress]:
+    """A bar on stderr (a terminal) for runs longer than a second (its
+    total from `plan`, or from the progress told)."""
     with tqdm(
-        total=rules_of(plan).expected_matches(plan),
+        total=rules_of(plan).expected_matches(plan) if plan is not None else None,
         unit="match",
         file=sys.stderr,
         delay=1,

@@ -31,8 +31,10 @@ from hill.cli.tournament_files import (
     text_result,
 )
 from hill.errors import TournamentError
+from hill.scheduler.journeys import play_tournament
 from hill.store.pools import POOLS_HELP
 from hill.store.records import TournamentSummary, TournamentView, tournament, tournaments
+from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 
 
@@ -125,17 +127,16 @@ def command_cancel(args: argparse.Namespace) -> None:
     _print_view(view, args.json)
 
 
-def play_on(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
+def play_on(args: argparse.Namespace, hill: Hill, tournament_id: int) -> None:
     """Play a stored tournament of the hill from wherever it stands to its
-    end, on the arena of the options, with a progress bar."""
-    with arena_for(args) as jousts:
-        playing = service.prepare(tournament_id, jousts)
-        with progress_bar(playing.plan) as progress:
-            playing.run(progress)
+    end (hill.scheduler.journeys), on the arena of the options, with a
+    progress bar."""
+    with arena_for(args) as jousts, progress_bar() as bar:
+        play_tournament(hill, tournament_id, jousts, progress=bar)
 
 
 def _play(args: argparse.Namespace, service: HillTournaments, tournament_id: int) -> None:
-    play_on(args, service, tournament_id)
+    play_on(args, service.hill, tournament_id)
     view = tournament(service.hill.db, tournament_id)
     assert view is not None
     _print_view(view, args.json)

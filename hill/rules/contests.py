@@ -210,6 +210,19 @@ def reminder_due(
     return Reminder(due[-1], tuple(due)) if due else None
 
 
+def next_moment(
+    created: dt.datetime, closes: dt.datetime, now: dt.datetime, told: Collection[str]
+) -> dt.datetime:
+    """When an open contest next needs the clock: its next reminder due
+    (see reminder_due), or its close."""
+    later = [
+        closes - before
+        for news, before in REMINDERS
+        if news not in told and closes - created > before and closes - before > now
+    ]
+    return min([*later, closes])
+
+
 def folder(contest: str) -> str:
     """A contest's folder in the hill's repository."""
     return f"{FOLDER}/{contest}"

@@ -31,6 +31,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from hill.errors import HillError, NotReady
+from hill.store.bell import Bell
 
 
 def migrations_config(engine: Engine | None = None) -> Config:
@@ -67,6 +68,9 @@ class Database:
         configure = _configure_writer if writer else _configure_reader
         event.listen(self.engine, "connect", configure)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # every commit rings the hill's bell: the bot serving it wakes (hill/store/bell.py)
+        self.bell = Bell(path)
+        event.listen(self._sessions, "after_commit", lambda _session: self.bell.ring())
 
     @classmethod
     def existing(cls, path: Path) -> Database:
@@ -117,6 +121,7 @@ class Database:
 
     def close(self) -> None:
         self.engine.dispose()
+        self.bell.close()
 
 
 def _configure_writer(dbapi_connection: Any, _record: Any) -> None:

@@ -111,6 +111,12 @@ def unfinished(session: Session) -> list[int]:
     return list(session.scalars(query.order_by(TournamentRow.id)))
 
 
+def unfinished_pools(session: Session) -> list[tuple[int, str]]:
+    """The tournaments not over yet, oldest first, with their pools."""
+    query = select(TournamentRow.id, TournamentRow.pool).where(TournamentRow.ended.is_(None))
+    return [(row.id, row.pool) for row in session.execute(query.order_by(TournamentRow.id))]
+
+
 # jousts stored in one piece, with their statistics (about 1 KB each)
 JOUSTS_A_PIECE = 250
 

@@ -10,14 +10,14 @@ tournament over the hill plays none; those it plays are stored for the hill
 and the ladder.  Killed at any moment, a tournament loses at most the last
 fraction of a second of results (hill.play.tournament.WriteBehind), and
 `run` of the same id finishes it with exactly the result it would have had.
-An admin may cancel one (`cancel`): whoever plays it stops within a second
-(Cancelled), and its result is the matches committed by then.
+An admin may cancel one (`cancel`): whoever plays it, in any process,
+stops after its write transaction under way (Cancelled, CancelWatch), and
+its result is the matches committed by then.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 
 from sqlalchemy import select
 
@@ -25,6 +25,7 @@ from hill import engine
 from hill.engine.arena import Arena
 from hill.errors import Cancelled, TournamentError
 from hill.play.tournament import Checkpoint, Progress, Tournament
+from hill.rules.contests import contest_of_pool
 from hill.store.jousts import load_jousts
 from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
@@ -36,15 +37,13 @@ from hill.store.records import (
     entrants_of,
     plan_of,
     tournament,
-    unfinished,
+    unfinished_pools,
 )
 from hill.store.tables import TournamentRow
 from hill.tournaments.criteria import CRITERIA
 from hill.tournaments.plan import TournamentPlan
 from hill.tournaments.registry import seed_for, tournament_format
 from hill.writers.hill import Hill
-
-CANCEL_POLL_SECONDS = 0.5  # how often a tournament being played looks for its cancellation
 
 
 class HillTournaments:
@@ -116,7 +115,7 @@ class HillTournaments:
             codes = {e.code_hash: code_by_hash(session, e.code_hash) for e in entrants}
             programs = {e.name: codes[e.code_hash] for e in entrants}
             known = load_jousts(session, codes)
-        writes = functools.partial(self.hill.lock.in_short_transactions, between=watch)
+        writes = functools.partial(self.hill.lock.in_short_transactions, between=watch.after_write)
         store = HillLedgerStore(self.hill.db, writes, tournament_id)
         return Tournament(plan, programs, store, jousts or self.hill.arena, known, watch)
 
@@ -124,36 +123,41 @@ class HillTournaments:
         """End an unfinished tournament where it stands, cancelled by `by`
         (TournamentError if there is none, or it is over); its view, the
         matches committed so far as its result.  Whoever plays it stops
-        within CANCEL_POLL_SECONDS."""
+        after the write transaction under way (CancelWatch)."""
         with self.hill.lock.transaction() as session:
             cancel(session, tournament_id, by)
         view = tournament(self.hill.db, tournament_id)
         assert view is not None
         return view
 
-    def unfinished(self) -> list[int]:
-        """The tournaments to play on (after a restart), oldest first."""
+    def unfinished(self, *, contests: bool = True) -> list[int]:
+        """The tournaments to play on (after a restart), oldest first;
+        without the contests' unless `contests`."""
         with self.hill.db.session() as session:
-            return unfinished(session)
+            found = unfinished_pools(session)
+        return [id for id, pool in found if contests or contest_of_pool(pool) is None]
 
 
 class CancelWatch:
-    """A tournament's checkpoint: the caller's (`inner`), then, at most
-    every CANCEL_POLL_SECONDS, a look at whether an admin cancelled it."""
+    """A tournament's checkpoint between two pieces of its work: the
+    caller's (`inner`: it may wait for more urgent work, or raise Stopped).
+    After each of its write transactions, `after_write` also reads whether
+    it was cancelled meanwhile (by this process or another), in the
+    database it writes to: a cancelled tournament is played no further
+    than the transaction under way (Cancelled)."""
 
     def __init__(self, hill: Hill, tournament_id: int, inner: Checkpoint | None) -> None:
         self.hill = hill
         self.id = tournament_id
         self.inner = inner
-        self.looked = time.monotonic()
         self.ended = self._ended()  # a tournament over already is played no more anyway
 
     def __call__(self) -> None:
         if self.inner is not None:
             self.inner()
-        if time.monotonic() - self.looked < CANCEL_POLL_SECONDS:
-            return
-        self.looked = time.monotonic()
+
+    def after_write(self) -> None:
+        self()
         ended = self._ended()
         if ended != self.ended:
             raise Cancelled(f"tournament {self.id} was {ended}")
