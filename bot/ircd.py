@@ -23,6 +23,7 @@ import contextlib
 import fcntl
 import ipaddress
 import os
+import select
 import shutil
 import signal
 import socket
@@ -31,7 +32,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -42,6 +43,9 @@ NGIRCD = "/usr/sbin/ngircd"
 INSPIRCD = "/usr/sbin/inspircd"
 START_TIMEOUT = 10.0
 LOG_BYTES = 4 << 20  # the local server's log, then one older file
+NGIRCD_READY = b" ready."  # ngircd's line once it listens: Server "NAME" (on "HOST") ready.
+INSPIRCD_READY = b"InspIRCd is now running as"
+KEEPER_READY = b"server running"  # what the keeper tells its launcher
 SPIN_SECONDS = 30.0  # a server busy for this long ...
 SPIN_SHARE = 0.5  # ... at this share of a core (or more) is stuck: started again
 MAX_LOG_LINE = 2000
@@ -169,23 +173,58 @@ def start_ngircd(
     config = directory / "ngircd.conf"
     sections = "".join(CHANNEL.format(name=name) for name in channels)
     config.write_text(CONFIG.format(host=host, port=port, channels=sections))
-    with open(directory / "ngircd.log", "ab") as log:
-        process = subprocess.Popen(
-            [NGIRCD, "--nodaemon", "--config", str(config.resolve())],
-            cwd=directory,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+    log = open(directory / "ngircd.log", "ab")  # noqa: SIM115 - written while it runs
+    process = subprocess.Popen(
+        [NGIRCD, "--nodaemon", "--config", str(config.resolve())],
+        cwd=directory,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     server = Ngircd(process, host, port, directory)
-    deadline = time.monotonic() + START_TIMEOUT
-    while not listening(host, port):
-        if process.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            log_text = (directory / "ngircd.log").read_text(errors="replace")[-2000:]
-            raise IrcdError(f"ngircd did not start on {host}:{port}:\n{log_text}")
-        time.sleep(0.05)
+    assert process.stdout is not None
+
+    def write(data: bytes) -> None:
+        log.write(data)
+        log.flush()
+
+    ready = said_ready(process.stdout, NGIRCD_READY, write, START_TIMEOUT)
+    threading.Thread(target=_copy_rest, args=(process.stdout, write, log), daemon=True).start()
+    if not ready:
+        server.kill()
+        log_text = (directory / "ngircd.log").read_text(errors="replace")[-2000:]
+        raise IrcdError(f"ngircd did not start on {host}:{port}:\n{log_text}")
     return server
+
+
+def said_ready(
+    stream: IO[bytes], marker: bytes, write: Callable[[bytes], None], timeout: float
+) -> bool:
+    """Whether a line of `stream` (a process's output) says `marker` within
+    `timeout` seconds (False: it ended, or the time is up); what it read is
+    handed to `write`.  Woken by the output itself (select), never a look
+    again later."""
+    deadline = time.monotonic() + timeout
+    descriptor = stream.fileno()
+    seen = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([descriptor], [], [], left)[0]:
+            return False
+        data = os.read(descriptor, 65536)
+        if not data:
+            return False  # it ended
+        write(data)
+        seen = (seen + data)[-4096:]
+        if marker in seen:
+            return True
+
+
+def _copy_rest(stream: IO[bytes], write: Callable[[bytes], None], log: IO[bytes]) -> None:
+    """The rest of a server's output, to its log, until it ends."""
+    with log:
+        for data in iter(lambda: os.read(stream.fileno(), 65536), b""):
+            write(data)
 
 
 class CappedLog:
@@ -211,10 +250,13 @@ class CappedLog:
     def say(self, text: str) -> None:
         self.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} keeper: {text}".encode())
 
-    def copy(self, stream: IO[bytes]) -> None:
-        """Every line of `stream` until its end."""
+    def copy(self, stream: IO[bytes], ready: Callable[[], None] = lambda: None) -> None:
+        """Every line of `stream` until its end; `ready()` at InspIRCd's
+        line saying it runs."""
         for line in iter(stream.readline, b""):
             self.write(line)
+            if INSPIRCD_READY in line:
+                ready()
 
 
 def keep(directory: Path, host: str, port: int, channels: Sequence[str] = ()) -> int:
@@ -257,7 +299,9 @@ def keep(directory: Path, host: str, port: int, channels: Sequence[str] = ()) ->
             stderr=subprocess.STDOUT,
         )
         assert server.stdout is not None
-        copying = threading.Thread(target=log.copy, args=(server.stdout,), daemon=True)
+        copying = threading.Thread(
+            target=log.copy, args=(server.stdout, _tell_launcher), daemon=True
+        )
         copying.start()
         log.say(f"started {INSPIRCD} (pid {server.pid}) on {host}:{port}")
         why = _watch(server, stopping)
@@ -270,6 +314,14 @@ def keep(directory: Path, host: str, port: int, channels: Sequence[str] = ()) ->
         stopping.wait(pause)
     log.say("stopped")
     return 0
+
+
+def _tell_launcher() -> None:
+    """The server runs: say so on the keeper's output, which its launcher
+    reads (launch_keeper); once it is gone, nobody reads: said to nobody."""
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.buffer.write(KEEPER_READY + b"\n")
+        sys.stdout.buffer.flush()
 
 
 def _watch(server: subprocess.Popen[bytes], stopping: threading.Event) -> str | None:
@@ -301,57 +353,57 @@ def launch_keeper(directory: Path, host: str, port: int, channels: Sequence[str]
     keeper = subprocess.Popen(
         [sys.executable, "-m", "bot.ircd", "keep", str(directory), host, str(port), *channels],
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,  # it says when its server runs
         stderr=open(directory / "keeper.err", "wb"),  # noqa: SIM115 - the child's
         start_new_session=True,
     )
-    deadline = time.monotonic() + START_TIMEOUT
-    while not listening(host, port):
-        if keeper.poll() is not None or time.monotonic() > deadline:
-            stop_keeper(directory)
-            said = b"".join(
-                path.read_bytes()[-2000:]
-                for path in (directory / "keeper.err", directory / "ircd.log")
-                if path.exists()
-            )
-            raise IrcdError(
-                f"the local IRC server did not start on {host}:{port}:\n"
-                + said.decode(errors="replace")
-            )
-        time.sleep(0.05)
+    assert keeper.stdout is not None
+    with keeper.stdout:
+        ready = said_ready(keeper.stdout, KEEPER_READY, lambda data: None, START_TIMEOUT)
+    if not ready:
+        stop_keeper(directory)
+        said = b"".join(
+            path.read_bytes()[-2000:]
+            for path in (directory / "keeper.err", directory / "ircd.log")
+            if path.exists()
+        )
+        raise IrcdError(
+            f"the local IRC server did not start on {host}:{port}:\n"
+            + said.decode(errors="replace")
+        )
 
 
 def stop_keeper(directory: Path, timeout: float = 15.0) -> bool:
-    """Stop the keeper of `directory` and its server; whether one ran."""
+    """Stop the keeper of `directory` and its server (SIGTERM; SIGKILL after
+    `timeout` seconds); whether one ran.  Its end is the lock let go."""
     with open(directory / "keeper.lock", "a") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return False  # nobody holds it: no keeper
         except BlockingIOError:
             pass
-        pid = _keeper_pid(directory, timeout)
+        pid = _lock_holder(directory / "keeper.lock")
         os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return True
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    os.kill(pid, signal.SIGKILL)
-                    deadline += timeout
-                time.sleep(0.05)
+        taken = threading.Thread(target=fcntl.flock, args=(lock, fcntl.LOCK_EX), daemon=True)
+        taken.start()  # returns as the keeper ends
+        taken.join(timeout)
+        if taken.is_alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            taken.join()
+        return True
 
 
-def _keeper_pid(directory: Path, timeout: float) -> int:
-    """The pid the keeper writes once it holds its lock."""
-    deadline = time.monotonic() + timeout
-    while True:
-        with contextlib.suppress(OSError, ValueError):
-            return int((directory / "keeper.pid").read_text())
-        if time.monotonic() > deadline:
-            raise IrcdError(f"the keeper in {directory} holds its lock but wrote no pid")
-        time.sleep(0.05)
+def _lock_holder(path: Path) -> int:
+    """The process holding the flock on `path` (Linux's /proc/locks names
+    it by the file's device and inode); else the pid the keeper wrote."""
+    info = path.stat()
+    device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if "FLOCK" in fields and device in fields:
+            return int(fields[fields.index(device) - 1])
+    return int((path.parent / "keeper.pid").read_text())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
