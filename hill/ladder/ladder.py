@@ -74,17 +74,38 @@ class Ladder:
     def add(self, a: int, b: int, result: JoustResult) -> None:
         if self.met[a, b]:
             raise ValueError(f"programs {a} and {b} have already met")
-        if self.played == len(self._pairs):
-            self._pairs, self._outcomes, self._cycles = (
-                np.concatenate([kept, np.zeros_like(kept)])
-                for kept in (self._pairs, self._outcomes, self._cycles)
-            )
+        self._reserve(1)
         k = self.played
         self._pairs[k] = a, b
         self._outcomes[k] = result.outcomes
         self._cycles[k] = result.game_cycles
         self.played += 1
         self.met[a, b] = self.met[b, a] = True
+
+    def extend(self, pairs: np.ndarray, outcomes: np.ndarray, cycles: np.ndarray) -> None:
+        """`add` for many jousts at once: pairs (K, 2) never met (nor twice
+        among themselves), outcomes (K, 42) from the first's side, game
+        cycles (K,)."""
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        a, b = pairs[:, 0], pairs[:, 1]
+        keys = np.minimum(a, b) * self.size + np.maximum(a, b)
+        if self.met[a, b].any() or len(np.unique(keys)) < len(keys):
+            raise ValueError("some of these programs have already met")
+        k, more = self.played, len(pairs)
+        self._reserve(more)
+        self._pairs[k : k + more] = pairs
+        self._outcomes[k : k + more] = outcomes
+        self._cycles[k : k + more] = cycles
+        self.played += more
+        self.met[a, b] = self.met[b, a] = True
+
+    def _reserve(self, more: int) -> None:
+        """Room for `more` jousts, the arrays doubled as often as needed."""
+        while self.played + more > len(self._pairs):
+            self._pairs, self._outcomes, self._cycles = (
+                np.concatenate([kept, np.zeros_like(kept)])
+                for kept in (self._pairs, self._outcomes, self._cycles)
+            )
 
     @property
     def cycles(self) -> np.ndarray:
