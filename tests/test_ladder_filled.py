@@ -87,6 +87,32 @@ def test_a_periodic_pool_has_the_hills_markov(monkeypatch: pytest.MonkeyPatch) -
     assert f.markov(tolerance=1e-13).p == pytest.approx(expected, abs=1e-9)
 
 
+def test_a_moved_strength_is_the_balance_of_the_dense_matrix_with_that_row_and_column_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Filled.moved: for each program, W with its own model entries moved
+    (its wins' logits by +shift, its losses' by -shift), the others' p held:
+    (W p)_b / column sum b; at shift 0, markov's p (W p = lost * p)."""
+    monkeypatch.setattr(filled, "BLOCK_CELLS", 7 * 40)  # blocks of 7 rows
+    f = random_filled(40, 300, seed=5)
+    p = f.markov(tolerance=1e-13).p
+    assert f.moved(p, np.zeros(40)) == pytest.approx(p, abs=1e-9)
+    shift = RNG.normal(size=40)
+    played = np.zeros((40, 40), dtype=bool)
+    played[f.first, f.second] = played[f.second, f.first] = True
+    np.fill_diagonal(played, True)
+    w, _ = dense(f)
+    logit = f.left @ f.right.T
+    expected = np.empty(40)
+    for b in range(40):
+        moved = w.copy()
+        row = BATTLES * np.maximum(expit(logit[b] + shift[b]) - f.tie[b] * f.tie / 2, 0)
+        column = BATTLES * np.maximum(expit(logit[:, b] - shift[b]) - f.tie * f.tie[b] / 2, 0)
+        moved[b, ~played[b]], moved[~played[:, b], b] = row[~played[b]], column[~played[:, b]]
+        expected[b] = (moved @ p)[b] / moved[:, b].sum()
+    assert f.moved(p, shift) == pytest.approx(expected, rel=1e-9)
+
+
 def test_the_response_is_the_derivative_of_markov(monkeypatch: pytest.MonkeyPatch) -> None:
     """Move one played joust's wins by a little: p moves by the response to
     the change of W p - lost * p that the move makes (first order)."""

@@ -151,6 +151,36 @@ class Filled:
             BATTLES * slope + exact_slopes @ x if slopes else None,
         )
 
+    def moved(self, p: np.ndarray, shift: np.ndarray) -> np.ndarray:
+        """Each program b's markov balance with its own strength moved by
+        shift[b], the others' p held: (W_b p) / (column sum of W at b),
+        where b's model entries (the pairs it has not played) have their
+        logits moved by +shift[b] (its wins) and -shift[b] (its losses).
+        At shift 0 this is p itself (markov: W p = lost * p); it is what a
+        program's score would be if its rating alone were elsewhere, exact
+        in its own matchups where a first-order slope is not (a program
+        that wins nothing had e^50).  One pass over W."""
+        n = self.size
+        rows_, columns = (np.concatenate([self.first, self.second, np.arange(n)]),
+                          np.concatenate([self.second, self.first, np.arange(n)]))  # fmt: skip
+        values = np.concatenate([self.wins[:, 0], self.wins[:, 1], np.zeros(n)])
+        played = csr_matrix((values, (rows_, columns)), shape=(n, n))
+        inflow, lost = played @ p, np.asarray(played.sum(axis=0)).ravel()
+        pattern = csr_matrix((np.ones(len(values)), (rows_, columns)), shape=(n, n))
+        for rows in self._blocks():
+            count = rows.stop - rows.start
+            won = self.left[rows] @ self.right.T + shift[rows, None]  # b against each a
+            beaten = (self.left @ self.right[rows].T).T - shift[rows, None]  # each a against b
+            part = pattern[rows]
+            mask = (np.repeat(np.arange(count), np.diff(part.indptr)), part.indices)
+            for logit, out in ((won, inflow), (beaten, lost)):
+                with np.errstate(over="ignore"):
+                    share = 1 / (1 + np.exp(-logit))
+                model = self._expected(share, rows)
+                model[mask] = 0  # played, or the program itself
+                out[rows] += BATTLES * (model @ p if out is inflow else model.sum(axis=1))
+        return inflow / np.where(lost > 0, lost, 1.0)
+
     def skeleton(self, size: int | None = None) -> Skeleton:
         """W~ (see the module): the model's skeleton from the columns of
         `size` (SKELETON) sampled programs and the rows of twice as many

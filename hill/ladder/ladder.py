@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 from hill import engine
 from hill.engine import JoustResult
 from hill.ladder import pairing, seeding
-from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots
+from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots, warm_start
 from hill.ladder.filled import Filled
 from hill.ladder.ratings import Games, Ratings, fit
 from hill.rules import statistics
@@ -187,13 +187,30 @@ def quick_scores(ladder: Ladder, rating: np.ndarray) -> np.ndarray:
     return 1000 * filled.markov(tolerance=QUICK_TOLERANCE).p
 
 
-def standing(ladder: Ladder, seed: int = 0) -> Standing:
-    """Fit the ratings and estimate the markov ranking of the round robin."""
-    ratings = rate(ladder)
+def standing(ladder: Ladder, seed: int = 0, start: Standing | None = None) -> Standing:
+    """Fit the ratings and estimate the markov ranking of the round robin;
+    `start`: an earlier standing of this ladder (of as many programs or
+    fewer: new ones are appended), where the fits start (they end where
+    they would have, to their tolerance, sooner)."""
+    rating = warm_ratings(start, ladder.size)
+    if rating is None:
+        start = None  # none, or not this ladder's
+    ratings = rate(ladder, rating)
     jousts, ties = played(ladder)
     prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
-    estimate = estimate_markov(ladder.games(), ratings, jousts, ties, prior, seed)
+    theta = None if start is None else warm_start(start.estimate.theta, ratings.rating)
+    estimate = estimate_markov(ladder.games(), ratings, jousts, ties, prior, seed, theta)
     return Standing(ratings, estimate)
+
+
+def warm_ratings(start: Standing | None, size: int) -> np.ndarray | None:
+    """An earlier standing's ratings for a pool grown to `size` programs
+    (the new ones at 0, the prior's mean); None without one, or when it
+    had more programs (not this pool's)."""
+    if start is None or len(start.ratings.rating) > size:
+        return None
+    rating = start.ratings.rating
+    return np.concatenate([rating, np.zeros(size - len(rating))])
 
 
 def next_round(
