@@ -8,7 +8,8 @@ log-likelihood of y with 42 trials, and the covariance of the ratings
 scaled by the dispersion phi (Pearson chi2 over the degrees of freedom),
 which makes the intervals honest about how lumpy jousts are.  A weak
 Gaussian prior (mean 0, or the seeding's prior) keeps a program that won or
-lost everything finite.  scipy's Newton-CG does the optimisation.
+lost everything finite.  Newton's method with preconditioned conjugate
+gradients does the optimisation (`Posterior.maximise`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
+from scipy.sparse.linalg import LinearOperator, cg
 from scipy.special import expit
 
 # prior standard deviation of a rating, in logits (ratings span about -4..4)
@@ -28,6 +29,10 @@ PRIOR_SD = 3.0
 EXACT_ERRORS_UP_TO = 2000
 MIN_SPREAD = 0.1  # the empirical prior is never narrower than this
 Z95 = 1.959964
+NEWTON_STEPS = 100  # at most (a fit takes 5 to 10)
+SETTLED = 1e-6  # a fit stops once a Newton step moves no rating by more (logits)
+ARMIJO = 1e-4  # a step is kept once the objective falls by this share of its promise
+_HALVINGS = 40
 
 
 @dataclass(frozen=True)
@@ -122,8 +127,8 @@ class Posterior:
 
     def _hessian_at(self, s: np.ndarray) -> tuple[np.ndarray, csr_matrix]:
         """The Hessian at s as its diagonal and the jousts' weights (flows)
-        between opponents, kept for the last point: Newton-CG asks for many
-        Hessian products at each point."""
+        between opponents, kept for the last point: conjugate gradients ask
+        for many Hessian products at each point."""
         last = self._last_hessian
         if last is None or not np.array_equal(last[0], s):
             flow = self._flow(s)
@@ -172,10 +177,37 @@ class Posterior:
         return 1 / diagonal + opponents / diagonal**2
 
     def maximise(self, start: np.ndarray) -> np.ndarray:
-        return minimize(
-            self.objective, start, jac=True, method="Newton-CG",
-            hessp=self.hessian_product,
-        ).x  # fmt: skip
+        """Newton's method: each step solves the Hessian's system by
+        conjugate gradients preconditioned by its diagonal, to a tolerance
+        that tightens as the gradient vanishes (as scipy's Newton-CG does),
+        then halves until the objective falls enough (Armijo); the
+        objective is strictly convex (the prior), so it converges.  Stops
+        once a step moves no rating by more than SETTLED.  The
+        preconditioner is what matters: a program that won or lost nearly
+        everything has a curvature thousands of times smaller than a busy
+        one's, and on a dense archive of 1,200 programs the plain
+        conjugate gradients of scipy's Newton-CG took 1,800 Hessian
+        products per refit."""
+        s = np.array(start, dtype=float)
+        n = len(s)
+        loss, grad = self.objective(s)
+        for _ in range(NEWTON_STEPS):
+            diagonal, flows = self._hessian_at(s)
+            hessian = LinearOperator((n, n), lambda v: diagonal * v - flows @ v, dtype=float)
+            jacobi = LinearOperator((n, n), lambda v: v / diagonal, dtype=float)
+            size = float(np.abs(grad).sum())
+            step, _ = cg(hessian, grad, rtol=min(0.5, np.sqrt(size)), atol=0.0, M=jacobi)
+            fall, t = float(grad @ step), 1.0
+            for _ in range(_HALVINGS):
+                moved = s - t * step
+                new_loss, new_grad = self.objective(moved)
+                if new_loss <= loss - ARMIJO * t * fall:
+                    break
+                t /= 2
+            s, loss, grad = moved, new_loss, new_grad
+            if t * np.abs(step).max() <= SETTLED:
+                break
+        return s
 
 
 def centred_variance(covariance: np.ndarray) -> np.ndarray:
