@@ -75,12 +75,7 @@ class Filled:
         self, rows: Index, columns: Index = slice(None), out: np.ndarray | None = None
     ) -> np.ndarray:
         """The model's battle shares of programs `rows` against `columns`."""
-        block = np.matmul(self.left[rows], self.right[columns].T, out=out)
-        np.negative(block, out=block)
-        with np.errstate(over="ignore"):  # exp(710) is inf: a share of 0, as it should be
-            np.exp(block, out=block)
-        block += 1
-        return np.reciprocal(block, out=block)
+        return _sigmoid(np.matmul(self.left[rows], self.right[columns].T, out=out))
 
     def _expected(
         self,
@@ -160,25 +155,29 @@ class Filled:
         program's score would be if its rating alone were elsewhere, exact
         in its own matchups where a first-order slope is not (a program
         that wins nothing had e^50).  One pass over W."""
-        n = self.size
-        rows_, columns = (np.concatenate([self.first, self.second, np.arange(n)]),
-                          np.concatenate([self.second, self.first, np.arange(n)]))  # fmt: skip
-        values = np.concatenate([self.wins[:, 0], self.wins[:, 1], np.zeros(n)])
-        played = csr_matrix((values, (rows_, columns)), shape=(n, n))
-        inflow, lost = played @ p, np.asarray(played.sum(axis=0)).ravel()
-        pattern = csr_matrix((np.ones(len(values)), (rows_, columns)), shape=(n, n))
-        for rows in self._blocks():
+        n, first, second, wins = self.size, self.first, self.second, self.wins
+        inflow = np.bincount(first, wins[:, 0] * p[second], n)
+        inflow += np.bincount(second, wins[:, 1] * p[first], n)
+        lost = np.bincount(second, wins[:, 0], n) + np.bincount(first, wins[:, 1], n)
+        # the played pairs and the diagonal: where `_exact` holds its corrections
+        pattern = self._exact[0]
+        blocks = self._blocks()
+        height = blocks[0].stop if blocks else 0
+        block_rows, work_rows = np.empty((height, n)), np.empty((height, n))
+        for rows in blocks:
             count = rows.stop - rows.start
-            won = self.left[rows] @ self.right.T + shift[rows, None]  # b against each a
-            beaten = (self.left @ self.right[rows].T).T - shift[rows, None]  # each a against b
             part = pattern[rows]
             mask = (np.repeat(np.arange(count), np.diff(part.indptr)), part.indices)
-            for logit, out in ((won, inflow), (beaten, lost)):
-                with np.errstate(over="ignore"):
-                    share = 1 / (1 + np.exp(-logit))
-                model = self._expected(share, rows)
+            # b against each a (b's wins), then each a against b (b's losses)
+            for factors, sign in (((self.left, self.right), 1.0), ((self.right, self.left), -1.0)):
+                logit = np.matmul(factors[0][rows], factors[1].T, out=block_rows[:count])
+                logit += sign * shift[rows, None]
+                model = self._expected(_sigmoid(logit), rows, work=work_rows[:count])
                 model[mask] = 0  # played, or the program itself
-                out[rows] += BATTLES * (model @ p if out is inflow else model.sum(axis=1))
+                if sign > 0:
+                    inflow[rows] += BATTLES * (model @ p)
+                else:
+                    lost[rows] += BATTLES * model.sum(axis=1)
         return inflow / np.where(lost > 0, lost, 1.0)
 
     def skeleton(self, size: int | None = None) -> Skeleton:
@@ -233,6 +232,15 @@ class Filled:
             if np.abs(step).sum() <= tolerance and (slope is not None or not slopes):
                 break
         return Solution(p, lost, approx, inflow, slope)
+
+
+def _sigmoid(block: np.ndarray) -> np.ndarray:
+    """sigmoid of the logits, in place."""
+    np.negative(block, out=block)
+    with np.errstate(over="ignore"):  # exp(710) is inf: a share of 0, as it should be
+        np.exp(block, out=block)
+    block += 1
+    return np.reciprocal(block, out=block)
 
 
 def _degenerate(lost: np.ndarray) -> np.ndarray:
