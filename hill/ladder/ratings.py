@@ -143,6 +143,15 @@ class Posterior:
         diagonal, flows = self._hessian_at(s)
         return diagonal * v - flows @ v
 
+    def _newton_step(self, s: np.ndarray, grad: np.ndarray) -> np.ndarray:
+        """The Hessian at s solved against the gradient (`maximise`)."""
+        n = len(s)
+        diagonal = self._hessian_at(s)[0]
+        hessian = LinearOperator((n, n), lambda v: self.hessian_product(s, v), dtype=float)
+        jacobi = LinearOperator((n, n), lambda v: v / diagonal, dtype=float)
+        size = float(np.abs(grad).sum())
+        return cg(hessian, grad, rtol=min(0.5, np.sqrt(size)), atol=0.0, M=jacobi)[0]
+
     def information(self, s: np.ndarray) -> np.ndarray:
         """(N, N) the Hessian of the objective: the Laplacian of the jousts'
         weights plus the prior's 1 / sd^2."""
@@ -189,14 +198,9 @@ class Posterior:
         conjugate gradients of scipy's Newton-CG took 1,800 Hessian
         products per refit."""
         s = np.array(start, dtype=float)
-        n = len(s)
         loss, grad = self.objective(s)
         for _ in range(NEWTON_STEPS):
-            diagonal, flows = self._hessian_at(s)
-            hessian = LinearOperator((n, n), lambda v: diagonal * v - flows @ v, dtype=float)
-            jacobi = LinearOperator((n, n), lambda v: v / diagonal, dtype=float)
-            size = float(np.abs(grad).sum())
-            step, _ = cg(hessian, grad, rtol=min(0.5, np.sqrt(size)), atol=0.0, M=jacobi)
+            step = self._newton_step(s, grad)
             fall, t = float(grad @ step), 1.0
             for _ in range(_HALVINGS):
                 moved = s - t * step
