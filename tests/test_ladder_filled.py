@@ -58,6 +58,7 @@ def test_markov_of_the_implicit_matrix_is_the_hills(
     monkeypatch: pytest.MonkeyPatch, skeleton: int
 ) -> None:
     monkeypatch.setattr(filled, "SKELETON", skeleton)
+    monkeypatch.setattr(filled, "WHOLE_UP_TO", 0)
     f = random_filled(80, 600, rank=2)
     w, g = dense(f)
     expected = scoring.markov(w, BATTLES) / 1000
@@ -77,6 +78,7 @@ def test_a_periodic_pool_has_the_hills_markov(monkeypatch: pytest.MonkeyPatch) -
     that alternates between them) and a third that wins nothing: the
     damped iteration settles where the hill's dense solve does."""
     monkeypatch.setattr(filled, "SKELETON", 1)  # the iterative path, on 3 programs
+    monkeypatch.setattr(filled, "WHOLE_UP_TO", 0)
     wins = np.array([[2.0, 0.0], [42.0, 0.0], [40.0, 0.0]])  # 0-1, 0-2, 1-2 from first's side
     f = Filled(
         np.zeros((3, 1)), np.zeros((3, 1)), np.zeros(3), np.array([0, 0, 1]), np.array([1, 2, 2]),
@@ -118,6 +120,7 @@ def test_the_response_is_the_derivative_of_markov(monkeypatch: pytest.MonkeyPatc
     the change of W p - lost * p that the move makes (first order)."""
     for skeleton in (100, 8):
         monkeypatch.setattr(filled, "SKELETON", skeleton)
+        monkeypatch.setattr(filled, "WHOLE_UP_TO", 0)
         f = random_filled(60, 400, rank=2, seed=3)
         solution = f.markov(tolerance=1e-13)
         k, step = 17, 1e-4

@@ -43,7 +43,7 @@ from scipy.optimize import minimize
 from scipy.sparse import csc_matrix, csr_matrix
 from scipy.special import expit
 
-from hill.ladder.filled import Filled, Solution
+from hill.ladder.filled import LOST_NOTHING, Filled, Solution
 from hill.ladder.ratings import BATTLES, Z95, Games, Ratings
 
 COMPONENTS = 3  # free skew-symmetric pairs (x_k, y_k)
@@ -108,7 +108,7 @@ class _Objective:
         self.g_first, self.g_second = g[self.first], g[self.second]
         # the two programs' parameters, gathered a chunk of jousts at a time
         # (all at once: 80 MB on a dense archive of 1,200 programs)
-        chunk = min(jousts, _CHUNK)
+        chunk = max(min(jousts, _CHUNK), 1)
         self.a, self.b = (
             np.empty((2 + 2 * COMPONENTS, chunk)),
             np.empty((2 + 2 * COMPONENTS, chunk)),
@@ -292,8 +292,8 @@ def estimate_markov(
     first, second, wins = played
     filled = Filled(left, right, tie_roots(n, first, second, ties), first, second, wins)
     solution = filled.markov()
-    # a stationary distribution is never negative: -1e-16 is the solver's rounding
-    score = 1000 * np.clip(solution.p, 0.0, None)
+    # a stationary distribution is within 0..1: -1e-16 is the solver's rounding
+    score = 1000 * np.clip(solution.p, 0.0, 1.0)
     low, high = _interval(score, filled, solution, ratings)
     return Estimate(score, low, high, filled, solution, theta)
 
@@ -307,7 +307,7 @@ def _interval(
     (hill.ladder.filled.Filled.moved: markov's balance for that program,
     exact in its own matchups).  A pool where someone lost no battle has no
     spread (markov's degenerate answer)."""
-    if (solution.lost <= 0).any():
+    if (solution.lost <= LOST_NOTHING).any():
         return score, score
     shift = Z95 * np.nan_to_num(ratings.stderr, nan=0.0, posinf=0.0)
     low = 1000 * filled.moved(solution.p, -shift)

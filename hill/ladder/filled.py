@@ -23,8 +23,13 @@ arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
   the error by about |W - W~| over the chain's spectral gap (10^-3 on
   ladders of 1,000 to 10,000 programs), so two exact products reach 10^-8
   and three 10^-11, where one dense solve cost O(N^3).  A pool of at most
-  2 SKELETON programs has its model held whole: W is formed, and solved by
-  the hill's own markov.
+  WHOLE_UP_TO programs (or 2 SKELETON) has its model held whole: W is
+  formed, and solved by the hill's own markov, exactly (1,200 programs: 11
+  MB and a tenth of a second, where the skeleton's solves took seconds).
+  Where W~ is too far from W (a degenerate pool: programs that win or lose
+  everything, pairs all ties), a W~ iteration grows instead of settling:
+  it stops where it was, before any overflow, and the exact products go on
+  correcting p (a dense, degenerate archive once gave NaN probabilities).
 - `Solution.response`: how p moves when the played wins move (first order,
   through W~), for the bootstrap of the rank intervals
   (hill.ladder.ladder.resampled_scores).
@@ -32,6 +37,7 @@ arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -52,6 +58,13 @@ _PASSES = 12  # exact products at most (each divides the error by ~1000)
 _INNER = 2000  # iterations of a W~ solve at most (each divides the error by ~7)
 _SETTLED = 1e-7  # a W~ solve stops when a step moves its answer by less (relative)
 _DAMPING = 0.9  # a W~ iteration's step: less than 1, so that a periodic chain converges
+# a W~ iteration whose step grows past this many times its first is diverging
+_GROWN = 10.0
+# W is held whole (formed, N^2 entries: 32 MB at 2,000) up to this many programs
+WHOLE_UP_TO = 2000
+# battles lost below this are none: a column sum of W on the played pairs is
+# the model's values less themselves, 1e-14 where nothing was lost
+LOST_NOTHING = 1e-9
 
 
 @dataclass(frozen=True)
@@ -156,9 +169,10 @@ class Filled:
         in its own matchups where a first-order slope is not (a program
         that wins nothing had e^50).  One pass over W."""
         n, first, second, wins = self.size, self.first, self.second, self.wins
-        inflow = np.bincount(first, wins[:, 0] * p[second], n)
+        inflow, lost = np.zeros(n), np.zeros(n)  # float even without a joust
+        inflow += np.bincount(first, wins[:, 0] * p[second], n)
         inflow += np.bincount(second, wins[:, 1] * p[first], n)
-        lost = np.bincount(second, wins[:, 0], n) + np.bincount(first, wins[:, 1], n)
+        lost += np.bincount(second, wins[:, 0], n) + np.bincount(first, wins[:, 1], n)
         # the played pairs and the diagonal: where `_exact` holds its corrections
         pattern = self._exact[0]
         blocks = self._blocks()
@@ -189,7 +203,7 @@ class Filled:
         the skeleton's error a hundredfold."""
         n = self.size
         size = SKELETON if size is None else size
-        if 2 * size >= n:
+        if 2 * size >= n or n <= WHOLE_UP_TO:
             model = [self._expected(self._shares(rows), rows) for rows in self._blocks()]
             return Skeleton(self._exact[0], BATTLES * np.vstack(model), None)
         rng = np.random.default_rng(0)
@@ -215,11 +229,12 @@ class Filled:
         p = approx.stationary(approx.column_sums())
         wins, lost, _ = self.product(p, lost=True)  # the first pass's, with the battles lost
         assert lost is not None  # asked for
-        if (lost <= 0).any():
+        if (lost <= LOST_NOTHING).any():
             return Solution(_degenerate(lost), lost, approx, None, None)
         mode = approx.stationary(lost, p)  # W~'s own, with the exact battles lost
         inflow: np.ndarray | None = None
         slope = None
+        moved = np.inf
         for done in range(_PASSES):
             if done > 0:
                 wanted = slopes and slope is None
@@ -228,8 +243,11 @@ class Filled:
                 if wanted:
                     wins, slope, inflow = wins[:, 0], slope_now, wins[:, 0]
             step = approx.solve(lost, (wins - lost * p)[:, None], mode, _SETTLED)[:, 0]
-            p = p + step
-            if np.abs(step).sum() <= tolerance and (slope is not None or not slopes):
+            if not np.abs(step).sum() < moved:  # W~ too far from W: the corrections grow
+                p = stationary(lambda x: self.product(x)[0], lost, mode)
+                return Solution(p, lost, approx, None, None)
+            p, moved = p + step, np.abs(step).sum()
+            if moved <= tolerance and (slope is not None or not slopes):
                 break
         return Solution(p, lost, approx, inflow, slope)
 
@@ -243,10 +261,32 @@ def _sigmoid(block: np.ndarray) -> np.ndarray:
     return np.reciprocal(block, out=block)
 
 
+def stationary(
+    product: Callable[[np.ndarray], np.ndarray], lost: np.ndarray, start: np.ndarray | None = None
+) -> np.ndarray:
+    """p with W p = lost p and sum p = 1 (W x = product(x)), by the damped
+    power iteration of the chain (its second eigenvalue is about 0.15 on
+    the ladder's pools: each step gains nearly a digit; the damping keeps a
+    periodic part of a pool from oscillating).  With W~, markov's first
+    guess; with W itself, its answer where W~ is too far from W to correct
+    it (a degenerate pool)."""
+    n = len(lost)
+    p = np.full(n, 1 / n) if start is None else start
+    lost = np.where(lost > 0, lost, 1.0)
+    for _ in range(_INNER):
+        following = np.maximum(product(p) / lost, 0)
+        following = (1 - _DAMPING) * p + _DAMPING * following / max(following.sum(), 1e-300)
+        change = np.abs(following - p).sum()
+        p = following
+        if change <= _SETTLED:
+            break
+    return p
+
+
 def _degenerate(lost: np.ndarray) -> np.ndarray:
     """markov where some program lost no battle (hill.scoring.markov's
     answer): alone, it keeps everything; with others, no one is preferred."""
-    unbeaten = lost <= 0
+    unbeaten = lost <= LOST_NOTHING
     if unbeaten.sum() == 1:
         return unbeaten.astype(float)
     return np.full(len(lost), 1 / len(lost))
@@ -276,21 +316,8 @@ class Skeleton:
         return model + np.asarray(self.exact.sum(axis=0)).ravel()
 
     def stationary(self, lost: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
-        """p with W~ p = lost p and sum p = 1, by the damped power iteration
-        of the chain (its second eigenvalue is about 0.15 on the ladder's
-        pools: each step gains nearly a digit; the damping keeps a periodic
-        part of a pool from oscillating)."""
-        n = len(lost)
-        p = np.full(n, 1 / n) if start is None else start
-        lost = np.where(lost > 0, lost, 1.0)
-        for _ in range(_INNER):
-            following = np.maximum(self.product(p) / lost, 0)
-            following = (1 - _DAMPING) * p + _DAMPING * following / max(following.sum(), 1e-300)
-            change = np.abs(following - p).sum()
-            p = following
-            if change <= _SETTLED:
-                break
-        return p
+        """p with W~ p = lost p and sum p = 1 (the module's `stationary`)."""
+        return stationary(self.product, lost, start)
 
     def solve(
         self, lost: np.ndarray, change: np.ndarray, mode: np.ndarray, tolerance: float
@@ -315,6 +342,8 @@ class Skeleton:
             following = (1 - _DAMPING) * x + _DAMPING * following
             following -= np.multiply.outer(mode, following.sum(axis=0))
             moved = np.abs(following - x).sum(axis=0)
+            if not np.isfinite(moved).all() or (moved > _GROWN * scale).any():
+                break  # W~ too far from W for this pool: the iteration grows (see the module)
             x = following
             if (moved <= tolerance * np.maximum(scale, 1e-300)).all():
                 break
