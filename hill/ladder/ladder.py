@@ -153,7 +153,7 @@ class Standing:
         return self.estimate.order()
 
 
-def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = True) -> Ratings:
+def rate(ladder: Ladder, start: Ratings | None = None, exact_errors: bool = True) -> Ratings:
     """The ratings; a new version's prior is centred on its previous
     version's rating (seeding.prior_means), so that shrinking it pulls it
     toward the version it replaces, not toward the middle of the pool."""
@@ -162,7 +162,7 @@ def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = T
     if not ladder.virtual:
         return ratings
     prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
-    return fit(games, prior=prior, start=ratings.rating, exact_errors=exact_errors)
+    return fit(games, prior=prior, start=ratings, exact_errors=exact_errors)
 
 
 def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -192,10 +192,10 @@ def standing(ladder: Ladder, seed: int = 0, start: Standing | None = None) -> St
     `start`: an earlier standing of this ladder (of as many programs or
     fewer: new ones are appended), where the fits start (they end where
     they would have, to their tolerance, sooner)."""
-    rating = warm_ratings(start, ladder.size)
-    if rating is None:
+    warm = warm_ratings(start, ladder.size)
+    if warm is None:
         start = None  # none, or not this ladder's
-    ratings = rate(ladder, rating)
+    ratings = rate(ladder, warm)
     jousts, ties = played(ladder)
     prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
     theta = None if start is None else warm_start(start.estimate.theta, ratings.rating)
@@ -203,14 +203,13 @@ def standing(ladder: Ladder, seed: int = 0, start: Standing | None = None) -> St
     return Standing(ratings, estimate)
 
 
-def warm_ratings(start: Standing | None, size: int) -> np.ndarray | None:
+def warm_ratings(start: Standing | None, size: int) -> Ratings | None:
     """An earlier standing's ratings for a pool grown to `size` programs
-    (the new ones at 0, the prior's mean); None without one, or when it
-    had more programs (not this pool's)."""
+    (Ratings.grown); None without one, or when it had more programs (not
+    this pool's)."""
     if start is None or len(start.ratings.rating) > size:
         return None
-    rating = start.ratings.rating
-    return np.concatenate([rating, np.zeros(size - len(rating))])
+    return start.ratings.grown(size)
 
 
 def next_round(
@@ -219,7 +218,7 @@ def next_round(
     rng: np.random.Generator,
     size: int,
     by_cost: bool = False,
-    start: np.ndarray | None = None,
+    start: Ratings | None = None,
 ) -> tuple[list[tuple[int, int]], Ratings]:
     """The next round's pairs by `rule` (see hill.ladder.pairing)."""
     ratings = rate(ladder, start, exact_errors=False)
@@ -275,7 +274,7 @@ def run(
         while ladder.played < target:
             size = min(per_round, target - ladder.played)
             pairs, ratings = next_round(ladder, rule, rng, size, by_cost, start)
-            start = ratings.rating
+            start = ratings
             if not pairs:
                 break
             for (a, b), result in zip(pairs, play(pairs), strict=True):
