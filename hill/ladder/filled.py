@@ -102,10 +102,10 @@ class Filled:
         return np.maximum(share, 0, out=share)
 
     @cached_property
-    def _exact(self) -> tuple[csr_matrix, csr_matrix]:
-        """Sparse corrections that make the model's matrices exact on the
+    def _exact(self) -> csr_matrix:
+        """The sparse correction that makes the model's matrix exact on the
         played pairs and the diagonal: W is the model's expected wins plus
-        the first; G (`product`) the model's slopes plus the second."""
+        it (an entry for each, even where it is 0)."""
         n = self.size
         diagonal = np.arange(n)
         rows = np.concatenate([self.first, self.second, diagonal])
@@ -115,49 +115,38 @@ class Filled:
         for at in range(0, len(rows), step):
             part = slice(at, at + step)
             logit[part] = np.einsum("kr,kr->k", self.left[rows[part]], self.right[columns[part]])
-        with np.errstate(over="ignore"):
-            share = 1 / (1 + np.exp(-logit))
-        model = BATTLES * np.maximum(share - self.tie[rows] * self.tie[columns] / 2, 0)
-        played = np.concatenate([self.wins[:, 0], self.wins[:, 1], np.zeros(n)])
-        wins = csr_matrix((played - model, (rows, columns)), shape=(n, n))
-        slopes = csr_matrix((-BATTLES * share * (1 - share), (rows, columns)), shape=(n, n))
-        return wins, slopes
+        model = _sigmoid(logit)
+        model -= self.tie[rows] * self.tie[columns] / 2
+        np.maximum(model, 0, out=model)
+        model *= -BATTLES
+        model[: len(self.first)] += self.wins[:, 0]
+        model[len(self.first) : 2 * len(self.first)] += self.wins[:, 1]
+        return csr_matrix((model, (rows, columns)), shape=(n, n))  # played - model
 
     def _blocks(self) -> list[slice]:
         n = self.size
         step = max(1, BLOCK_CELLS // max(n, 1))
         return [slice(at, min(at + step, n)) for at in range(0, n, step)]
 
-    def product(
-        self, x: np.ndarray, lost: bool = False, slopes: bool = False
-    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    def product(self, x: np.ndarray, lost: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """W x; with `lost`, the column sums of W (the battles each program
-        lost); with `slopes`, G x, G holding BATTLES s (1 - s) on the
-        unplayed pairs (s the model's share) and 0 elsewhere.  One pass
-        over W, a block of rows at a time in two buffers kept for the pass."""
+        lost).  One pass over W, a block of rows at a time in two buffers
+        kept for the pass."""
         blocks = self._blocks()
         height = blocks[0].stop if blocks else 0
         share_rows, work_rows = np.empty((height, self.size)), np.empty((height, self.size))
-        wins, columns, slope = np.zeros_like(x), np.zeros(self.size), np.zeros_like(x)
+        wins, columns = np.zeros_like(x), np.zeros(self.size)
         for rows in blocks:
             count = rows.stop - rows.start
             share = self._shares(rows, out=share_rows[:count])
-            work = work_rows[:count]
-            if slopes:
-                np.subtract(1, share, out=work)
-                slope[rows] = np.multiply(work, share, out=work) @ x
-            block = self._expected(share, rows, work=work)
+            block = self._expected(share, rows, work=work_rows[:count])
             wins[rows] = block @ x
             if lost:
                 columns += block.sum(axis=0)
-        exact_wins, exact_slopes = self._exact
-        wins = BATTLES * wins + exact_wins @ x
-        columns = BATTLES * columns + np.asarray(exact_wins.sum(axis=0)).ravel()
-        return (
-            wins,
-            columns if lost else None,
-            BATTLES * slope + exact_slopes @ x if slopes else None,
-        )
+        exact = self._exact
+        wins = BATTLES * wins + exact @ x
+        columns = BATTLES * columns + np.asarray(exact.sum(axis=0)).ravel()
+        return wins, columns if lost else None
 
     def moved(self, p: np.ndarray, shift: np.ndarray) -> np.ndarray:
         """Each program b's markov balance with its own strength moved by
@@ -174,7 +163,7 @@ class Filled:
         inflow += np.bincount(second, wins[:, 1] * p[first], n)
         lost += np.bincount(second, wins[:, 0], n) + np.bincount(first, wins[:, 1], n)
         # the played pairs and the diagonal: where `_exact` holds its corrections
-        pattern = self._exact[0]
+        pattern = self._exact
         blocks = self._blocks()
         height = blocks[0].stop if blocks else 0
         block_rows, work_rows = np.empty((height, n)), np.empty((height, n))
@@ -205,51 +194,39 @@ class Filled:
         size = SKELETON if size is None else size
         if 2 * size >= n or n <= WHOLE_UP_TO:
             model = [self._expected(self._shares(rows), rows) for rows in self._blocks()]
-            return Skeleton(self._exact[0], BATTLES * np.vstack(model), None)
+            return Skeleton(self._exact, BATTLES * np.vstack(model), None)
         rng = np.random.default_rng(0)
         drawn = rng.choice(n, 2 * size, replace=False)
         columns, rows = np.sort(drawn[:size]), np.sort(drawn)
         left = self._expected(self._shares(slice(None), columns), slice(None), columns)
         right = self._expected(self._shares(rows), rows)
         core = np.linalg.pinv(left[rows], rcond=1e-4)
-        return Skeleton(self._exact[0], BATTLES * left, core @ right)
+        return Skeleton(self._exact, BATTLES * left, core @ right)
 
-    def markov(self, slopes: bool = False, tolerance: float = TOLERANCE) -> Solution:
-        """markov's stationary distribution of W (see the module); with
-        `slopes`, also W p, G p and G 1 (`product`) for the estimate's
-        intervals, at the p of the second exact product (within 10^-5)."""
-        n = self.size
+    def markov(self, tolerance: float = TOLERANCE) -> Solution:
+        """markov's stationary distribution of W (see the module)."""
         approx = self.skeleton()
         if approx.rows is None:  # W fits in memory: the hill's own markov
             p = scoring.markov(approx.dense(), BATTLES) / 1000
-            x = np.stack([p, np.ones(n)], axis=1)
-            wins, lost, slope = self.product(x, lost=True, slopes=slopes)
-            assert lost is not None  # asked for
-            return Solution(p, lost, approx, wins[:, 0], slope)
+            return Solution(p, np.asarray(approx.column_sums()), approx)
         p = approx.stationary(approx.column_sums())
-        wins, lost, _ = self.product(p, lost=True)  # the first pass's, with the battles lost
+        wins, lost = self.product(p, lost=True)  # the first pass's, with the battles lost
         assert lost is not None  # asked for
         if (lost <= LOST_NOTHING).any():
-            return Solution(_degenerate(lost), lost, approx, None, None)
+            return Solution(_degenerate(lost), lost, approx)
         mode = approx.stationary(lost, p)  # W~'s own, with the exact battles lost
-        inflow: np.ndarray | None = None
-        slope = None
         moved = np.inf
         for done in range(_PASSES):
             if done > 0:
-                wanted = slopes and slope is None
-                x = np.stack([p, np.ones(n)], axis=1) if wanted else p
-                wins, _, slope_now = self.product(x, slopes=wanted)
-                if wanted:
-                    wins, slope, inflow = wins[:, 0], slope_now, wins[:, 0]
+                wins = self.product(p)[0]
             step = approx.solve(lost, (wins - lost * p)[:, None], mode, _SETTLED)[:, 0]
             if not np.abs(step).sum() < moved:  # W~ too far from W: the corrections grow
                 p = stationary(lambda x: self.product(x)[0], lost, mode)
-                return Solution(p, lost, approx, None, None)
+                return Solution(p, lost, approx)
             p, moved = p + step, np.abs(step).sum()
-            if moved <= tolerance and (slope is not None or not slopes):
+            if moved <= tolerance:
                 break
-        return Solution(p, lost, approx, inflow, slope)
+        return Solution(p, lost, approx)
 
 
 def _sigmoid(block: np.ndarray) -> np.ndarray:
@@ -353,13 +330,11 @@ class Skeleton:
 @dataclass(frozen=True)
 class Solution:
     """markov of a filled matrix: p (summing to 1), the battles each program
-    lost (column sums of W) and, when asked, W p and G p, G 1 (`Filled.product`)."""
+    lost (column sums of W) and the W~ it was solved with."""
 
     p: np.ndarray
     lost: np.ndarray
     skeleton: Skeleton
-    inflow: np.ndarray | None
-    slopes: np.ndarray | None  # (N, 2): G p, G 1
 
     def response(self, change: np.ndarray, tolerance: float = 1e-4) -> np.ndarray:
         """(N, C): to first order, how p moves for each column of `change`
