@@ -204,7 +204,7 @@ class Posterior:
         that tightens as the gradient vanishes (as scipy's Newton-CG does),
         then halves until the objective falls enough (Armijo); the
         objective is strictly convex (the prior), so it converges.  Stops
-        once a step moves no rating by more than SETTLED.  The
+        once a step would move no rating by more than SETTLED.  The
         preconditioner is what matters: a program that won or lost nearly
         everything has a curvature thousands of times smaller than a busy
         one's, and on a dense archive of 1,200 programs the plain
@@ -214,6 +214,8 @@ class Posterior:
         loss, grad = self.objective(s)
         for _ in range(NEWTON_STEPS):
             step = self._newton_step(s, grad)
+            if np.abs(step).max() <= SETTLED:  # there (the objective's fall is below rounding)
+                return s - step
             fall, t = float(grad @ step), 1.0
             for _ in range(_HALVINGS):
                 moved = s - t * step
