@@ -322,12 +322,16 @@ def test_rounds_are_a_quarter_of_the_pool_unless_a_run_would_take_over_100() -> 
 def test_score_intervals_stay_within_what_a_score_can_be() -> None:
     """A poorly known program near 0 printed `-0.00 (-0.00 -3308123146576.84)`
     on a dense archive (issue 33.8): the solver's -1e-16 times a spread of
-    e^50.  Scores are 0..1000 (they add up to 1000), and so are their bounds."""
+    e^50.  Scores are 0..1000 (they add up to 1000), and so are their
+    bounds, which hold the score."""
     from hill.ladder.estimate import bounded_interval
 
-    score = np.array([-1e-13, 1e-9, 2.5, 500.0])
-    spread = np.exp(np.array([50.0, 50.0, 0.5, 50.0]))
-    low, high = bounded_interval(score, spread)
+    score = np.array([-1e-13, 1e-9, 2.5, 500.0, 3.0])
+    low, high = bounded_interval(
+        score, np.array([-1e-10, np.nan, 2.0, 480.0, 3.5]),
+        np.array([3.3e12, np.inf, 2.7, 1e30, np.nan]),
+    )  # fmt: skip
     assert np.all(low >= 0) and np.all(high <= 1000) and np.all(low <= high)
-    assert low[0] == high[0] == 0.0
-    assert low[2] < 2.5 < high[2] and high[3] == 1000.0
+    assert low[0] == 0.0 and high[0] == 1000.0 and low[1] == 0.0
+    assert (low[2], high[2]) == (2.0, 2.7) and high[3] == 1000.0
+    assert low[4] == 3.0 and high[4] == 1000.0

@@ -30,27 +30,24 @@ def random_filled(n: int, jousts: int, rank: int = 6, seed: int = 0) -> Filled:
     )  # fmt: skip
 
 
-def dense(f: Filled) -> tuple[np.ndarray, np.ndarray]:
-    """W and G (`Filled.product`) formed entry by entry from their definitions."""
+def dense(f: Filled) -> np.ndarray:
+    """W formed entry by entry from its definition."""
     n = f.size
     share = expit(f.left @ f.right.T)
     w = BATTLES * np.maximum(share - np.outer(f.tie, f.tie) / 2, 0)
-    g = BATTLES * share * (1 - share)
     w[f.first, f.second], w[f.second, f.first] = f.wins[:, 0], f.wins[:, 1]
-    g[f.first, f.second] = g[f.second, f.first] = 0
-    w[np.arange(n), np.arange(n)] = g[np.arange(n), np.arange(n)] = 0
-    return w, g
+    w[np.arange(n), np.arange(n)] = 0
+    return w
 
 
 def test_a_product_in_blocks_of_rows_is_the_dense_one(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(filled, "BLOCK_CELLS", 7 * 50)  # 7 rows a block: the last one short
     f = random_filled(50, 200)
-    w, g = dense(f)
+    w = dense(f)
     x = RNG.normal(size=(50, 3))
-    wins, lost, slopes = f.product(x, lost=True, slopes=True)
+    wins, lost = f.product(x, lost=True)
     assert wins == pytest.approx(w @ x, abs=1e-9)
     assert lost == pytest.approx(w.sum(axis=0), abs=1e-9)
-    assert slopes == pytest.approx(g @ x, abs=1e-9)
 
 
 @pytest.mark.parametrize("skeleton", [100, 6])  # the model whole (dense), a skeleton of 6 + 12
@@ -58,18 +55,13 @@ def test_markov_of_the_implicit_matrix_is_the_hills(
     monkeypatch: pytest.MonkeyPatch, skeleton: int
 ) -> None:
     monkeypatch.setattr(filled, "SKELETON", skeleton)
+    monkeypatch.setattr(filled, "WHOLE_UP_TO", 0)
     f = random_filled(80, 600, rank=2)
-    w, g = dense(f)
+    w = dense(f)
     expected = scoring.markov(w, BATTLES) / 1000
-    solution = f.markov(slopes=True, tolerance=1e-12)
+    solution = f.markov(tolerance=1e-12)
     assert solution.p == pytest.approx(expected, abs=1e-12)
     assert solution.lost == pytest.approx(w.sum(axis=0))
-    # W p and G p at the iterate of the pass that took them (exact for the dense solve)
-    assert solution.inflow == pytest.approx(w @ solution.p, rel=1e-9 if skeleton > 40 else 1e-2)
-    assert solution.slopes[:, 0] == pytest.approx(
-        g @ solution.p, rel=1e-9 if skeleton > 40 else 1e-2
-    )
-    assert solution.slopes[:, 1] == pytest.approx(g.sum(axis=1))
 
 
 def test_a_periodic_pool_has_the_hills_markov(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,14 +69,41 @@ def test_a_periodic_pool_has_the_hills_markov(monkeypatch: pytest.MonkeyPatch) -
     that alternates between them) and a third that wins nothing: the
     damped iteration settles where the hill's dense solve does."""
     monkeypatch.setattr(filled, "SKELETON", 1)  # the iterative path, on 3 programs
+    monkeypatch.setattr(filled, "WHOLE_UP_TO", 0)
     wins = np.array([[2.0, 0.0], [42.0, 0.0], [40.0, 0.0]])  # 0-1, 0-2, 1-2 from first's side
     f = Filled(
         np.zeros((3, 1)), np.zeros((3, 1)), np.zeros(3), np.array([0, 0, 1]), np.array([1, 2, 2]),
         wins,
     )  # fmt: skip
-    w, _ = dense(f)
+    w = dense(f)
     expected = scoring.markov(w, BATTLES) / 1000
     assert f.markov(tolerance=1e-13).p == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_moved_strength_is_the_balance_of_the_dense_matrix_with_that_row_and_column_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Filled.moved: for each program, W with its own model entries moved
+    (its wins' logits by +shift, its losses' by -shift), the others' p held:
+    (W p)_b / column sum b; at shift 0, markov's p (W p = lost * p)."""
+    monkeypatch.setattr(filled, "BLOCK_CELLS", 7 * 40)  # blocks of 7 rows
+    f = random_filled(40, 300, seed=5)
+    p = f.markov(tolerance=1e-13).p
+    assert f.moved(p, np.zeros(40)) == pytest.approx(p, abs=1e-9)
+    shift = RNG.normal(size=40)
+    played = np.zeros((40, 40), dtype=bool)
+    played[f.first, f.second] = played[f.second, f.first] = True
+    np.fill_diagonal(played, True)
+    w = dense(f)
+    logit = f.left @ f.right.T
+    expected = np.empty(40)
+    for b in range(40):
+        moved = w.copy()
+        row = BATTLES * np.maximum(expit(logit[b] + shift[b]) - f.tie[b] * f.tie / 2, 0)
+        column = BATTLES * np.maximum(expit(logit[:, b] - shift[b]) - f.tie * f.tie[b] / 2, 0)
+        moved[b, ~played[b]], moved[~played[:, b], b] = row[~played[b]], column[~played[:, b]]
+        expected[b] = (moved @ p)[b] / moved[:, b].sum()
+    assert f.moved(p, shift) == pytest.approx(expected, rel=1e-9)
 
 
 def test_the_response_is_the_derivative_of_markov(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -92,6 +111,7 @@ def test_the_response_is_the_derivative_of_markov(monkeypatch: pytest.MonkeyPatc
     the change of W p - lost * p that the move makes (first order)."""
     for skeleton in (100, 8):
         monkeypatch.setattr(filled, "SKELETON", skeleton)
+        monkeypatch.setattr(filled, "WHOLE_UP_TO", 0)
         f = random_filled(60, 400, rank=2, seed=3)
         solution = f.markov(tolerance=1e-13)
         k, step = 17, 1e-4

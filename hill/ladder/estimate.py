@@ -43,14 +43,15 @@ from scipy.optimize import minimize
 from scipy.sparse import csc_matrix, csr_matrix
 from scipy.special import expit
 
-from hill.ladder.filled import Filled, Solution
-from hill.ladder.ratings import BATTLES, Games, Ratings
+from hill.ladder.filled import LOST_NOTHING, Filled, Solution
+from hill.ladder.ratings import BATTLES, Z95, Games, Ratings
 
 COMPONENTS = 3  # free skew-symmetric pairs (x_k, y_k)
 # L2 penalty on the slopes and components, per effective battle of a joust
 COMPONENT_PENALTY = 3.0 / (BATTLES / 15)
 # a program's tie rate is shrunk toward the pool's with this many jousts' weight
 TIE_PRIOR_JOUSTS = 2.0
+_CHUNK = 1 << 15  # jousts whose parameters are gathered at once (2 MB each side)
 COMPONENT_SQUARE = 0.3  # the components' typical square, for scaling the fit (matchup_model)
 
 
@@ -105,9 +106,12 @@ class _Objective:
         self.weight = weight[order]
         self.won_weight = self.weight * games.share[order]
         self.g_first, self.g_second = g[self.first], g[self.second]
+        # the two programs' parameters, gathered a chunk of jousts at a time
+        # (all at once: 80 MB on a dense archive of 1,200 programs)
+        chunk = max(min(jousts, _CHUNK), 1)
         self.a, self.b = (
-            np.empty((2 + 2 * COMPONENTS, jousts)),
-            np.empty((2 + 2 * COMPONENTS, jousts)),
+            np.empty((2 + 2 * COMPONENTS, chunk)),
+            np.empty((2 + 2 * COMPONENTS, chunk)),
         )
         self.d, self.work = np.empty(jousts), np.empty(jousts)
         # the residual of each joust at [a, b]: shared data, csr by a and its transpose (csc) by b
@@ -118,16 +122,20 @@ class _Objective:
 
     def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
         t = _Terms.unpack(theta, self.size)
-        k, a, b, d, work = COMPONENTS, self.a, self.b, self.d, self.work
+        k, d, work = COMPONENTS, self.d, self.work
         params = np.vstack([t.s, t.c, t.x.T, t.z.T])  # (2 + 2k, N): s, c, x, z
-        np.take(params, self.first, axis=1, out=a, mode="clip")  # "raise" copies `out`
-        np.take(params, self.second, axis=1, out=b, mode="clip")
-        # d = s_a - s_b + c_a g_b - c_b g_a + x_a . z_b - z_a . x_b
-        np.subtract(a[0], b[0], out=d)
-        d += np.multiply(a[1], self.g_second, out=work)
-        d -= np.multiply(b[1], self.g_first, out=work)
-        d += np.einsum("jk,jk->k", a[2 : 2 + k], b[2 + k :])
-        d -= np.einsum("jk,jk->k", a[2 + k :], b[2 : 2 + k])
+        for at in range(0, len(d), self.a.shape[1]):
+            part = slice(at, at + self.a.shape[1])
+            size = len(d[part])
+            a, b, out = self.a[:, :size], self.b[:, :size], d[part]
+            np.take(params, self.first[part], axis=1, out=a, mode="clip")  # "raise" copies `out`
+            np.take(params, self.second[part], axis=1, out=b, mode="clip")
+            # d = s_a - s_b + c_a g_b - c_b g_a + x_a . z_b - z_a . x_b
+            np.subtract(a[0], b[0], out=out)
+            out += a[1] * self.g_second[part]
+            out -= b[1] * self.g_first[part]
+            out += np.einsum("jk,jk->k", a[2 : 2 + k], b[2 + k :])
+            out -= np.einsum("jk,jk->k", a[2 + k :], b[2 : 2 + k])
         # e = exp(-|d|): sigmoid(d) = 1 / (1 + e) for d >= 0, 1 - that below
         # -(y log sigmoid(d) + (1 - y) log sigmoid(-d)) = max(d, 0) + log(1 + e) - y d
         residual = self.residual
@@ -162,10 +170,13 @@ def opponent_strength(rating: np.ndarray) -> np.ndarray:
 
 
 def matchup_model(
-    games: Games, ratings: Ratings, prior: np.ndarray, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The matchup model fitted to the jousts, as its logit factors (left,
-    right): a's expected battle share against b is sigmoid(left[a] . right[b]).
+    games: Games, ratings: Ratings, prior: np.ndarray, seed: int, start: np.ndarray | None = None
+) -> np.ndarray:
+    """The matchup model fitted to the jousts, as its parameters theta
+    (`factors` turns them into the logits' factors).  `start`: the
+    parameters of an earlier fit (`warm_start`); the fit starts there
+    instead of at the ratings with small random components, and ends where
+    it would have, to L-BFGS's tolerance, in fewer evaluations.
 
     L-BFGS works on the parameters scaled by the square roots of their
     curvatures (`_curvature`): on a ladder of 10,000 programs it then needs
@@ -174,10 +185,11 @@ def matchup_model(
     weight = BATTLES / ratings.dispersion * games.weight
     penalty = COMPONENT_PENALTY * BATTLES / ratings.dispersion
     g = opponent_strength(ratings.rating)
-    rng = np.random.default_rng(seed)
-    start = np.concatenate(
-        [ratings.rating, np.zeros(n), 0.1 * rng.standard_normal(2 * n * COMPONENTS)]
-    )
+    if start is None:
+        rng = np.random.default_rng(seed)
+        start = np.concatenate(
+            [ratings.rating, np.zeros(n), 0.1 * rng.standard_normal(2 * n * COMPONENTS)]
+        )
     objective = _Objective(games, g, weight, (prior, ratings.spread), penalty)
     scale = np.sqrt(_curvature(games, ratings, g, weight, penalty))
 
@@ -185,8 +197,24 @@ def matchup_model(
         loss, grad = objective(phi / scale)
         return loss, grad / scale
 
-    theta = minimize(scaled, start * scale, jac=True, method="L-BFGS-B").x / scale
-    return _Terms.unpack(theta, n).factors(g)
+    return minimize(scaled, start * scale, jac=True, method="L-BFGS-B").x / scale
+
+
+def factors(theta: np.ndarray, rating: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The logit factors (left, right) of the matchup model's parameters:
+    a's expected battle share against b is sigmoid(left[a] . right[b])."""
+    return _Terms.unpack(theta, len(rating)).factors(opponent_strength(rating))
+
+
+def warm_start(theta: np.ndarray, rating: np.ndarray) -> np.ndarray:
+    """An earlier fit's parameters for a pool grown to len(rating) programs
+    (new programs are appended): theirs start at their ratings, with no
+    slope nor component."""
+    n, old = len(rating), len(theta) // (2 + 2 * COMPONENTS)
+    t = _Terms.unpack(theta, old)
+    s = np.concatenate([t.s, rating[old:]])
+    c, x, z = (np.concatenate([v, np.zeros((n - old, *v.shape[1:]))]) for v in (t.c, t.x, t.z))
+    return np.concatenate([s, c, x.ravel(), z.ravel()])
 
 
 def _curvature(
@@ -210,7 +238,7 @@ def _curvature(
 def matchup_shares(games: Games, ratings: Ratings, prior: np.ndarray, seed: int) -> np.ndarray:
     """(N, N) expected battle shares of the matchup model (a small pool's:
     the ladder itself keeps the model as `matchup_model`'s factors)."""
-    left, right = matchup_model(games, ratings, prior, seed)
+    left, right = factors(matchup_model(games, ratings, prior, seed), ratings.rating)
     return expit(left @ right.T)
 
 
@@ -230,13 +258,15 @@ class Estimate:
     """The estimated markov scores of the full round robin (1000 in all),
     their 95% intervals from the ratings' intervals, and the round robin's
     battle-wins matrix they were computed from (`filled`, never formed) with
-    its markov solution."""
+    its markov solution; `theta`, the matchup model's parameters (a warm
+    start for the next fit)."""
 
     score: np.ndarray
     low: np.ndarray
     high: np.ndarray
     filled: Filled
     solution: Solution
+    theta: np.ndarray
 
     def order(self) -> np.ndarray:
         """Indices best first (equal scores: the lower index first)."""
@@ -250,43 +280,49 @@ def estimate_markov(
     ties: np.ndarray,
     prior: np.ndarray | None = None,
     seed: int = 0,
+    start: np.ndarray | None = None,
 ) -> Estimate:
     """markov of the round robin filled in by the matchup model.  `played`:
     the real jousts as (first, second, (K, 2) battles won by each); `ties`:
-    their tied battles."""
+    their tied battles; `start`: an earlier estimate's theta (`warm_start`)."""
     n = games.size
     prior = np.zeros(n) if prior is None else prior
-    left, right = matchup_model(games, ratings, prior, seed)
+    theta = matchup_model(games, ratings, prior, seed, start)
+    left, right = factors(theta, ratings.rating)
     first, second, wins = played
     filled = Filled(left, right, tie_roots(n, first, second, ties), first, second, wins)
-    solution = filled.markov(slopes=True)
-    # a stationary distribution is never negative: -1e-16 is the solver's rounding
-    score = 1000 * np.clip(solution.p, 0.0, None)
-    low, high = _interval(score, solution, ratings)
-    return Estimate(score, low, high, filled, solution)
+    solution = filled.markov()
+    # a stationary distribution is within 0..1: -1e-16 is the solver's rounding
+    score = 1000 * np.clip(solution.p, 0.0, 1.0)
+    low, high = _interval(score, filled, solution, ratings)
+    return Estimate(score, low, high, filled, solution, theta)
 
 
 def _interval(
-    score: np.ndarray, solution: Solution, ratings: Ratings
+    score: np.ndarray, filled: Filled, solution: Solution, ratings: Ratings
 ) -> tuple[np.ndarray, np.ndarray]:
-    """95% interval of each score from its rating's: markov p_b balances
-    sum_a p_a W[b, a] against b's battles lost sum_a W[a, b], so to first
-    order d log p_b / d s_b = sum_a dW[b, a] (p_a / inflow_b + 1 / lost_b)
-    over the pairs the model fills in, where a rating step moves b's
-    expected wins against a by BATTLES s (1 - s) (s the model's share):
-    G p / inflow + G 1 / lost (hill.ladder.filled.Filled.product)."""
-    if solution.slopes is None or solution.inflow is None:  # a degenerate pool: no spread
+    """95% interval of each score: the score it would have if its rating
+    alone stood at either end of its 95% interval (rating +- Z95 stderr),
+    its matchups in the model moved with it and everyone else's score held
+    (hill.ladder.filled.Filled.moved: markov's balance for that program,
+    exact in its own matchups).  A pool where someone lost no battle has no
+    spread (markov's degenerate answer)."""
+    if (solution.lost <= LOST_NOTHING).any():
         return score, score
-    inflow = np.maximum(solution.inflow, 1e-12)
-    lost = np.maximum(solution.lost, 1e-12)
-    slope = solution.slopes[:, 0] / inflow + solution.slopes[:, 1] / lost
-    spread = np.exp(np.minimum(1.959964 * ratings.stderr * slope, 50.0))
-    return bounded_interval(score, spread)
+    shift = Z95 * np.nan_to_num(ratings.stderr, nan=0.0, posinf=0.0)
+    low = 1000 * filled.moved(solution.p, -shift)
+    high = 1000 * filled.moved(solution.p, shift)
+    return bounded_interval(score, low, high)
 
 
-def bounded_interval(score: np.ndarray, spread: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """score / spread .. score * spread, within what a markov score can be
-    (0 to 1000: the scores add up to 1000).  A program whose rating is known
-    poorly, with a score near 0, printed `-0.00 (-0.00 -3308123146576.84)`."""
+def bounded_interval(
+    score: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """low .. high around the score, within what a markov score can be (0
+    to 1000: the scores add up to 1000).  A program whose rating is known
+    poorly, with a score near 0, printed `-0.00 (-0.00 -3308123146576.84)`
+    from a first-order spread of e^50."""
     score = np.clip(score, 0.0, 1000.0)
-    return score / spread, np.minimum(score * spread, 1000.0)
+    low = np.clip(np.nan_to_num(low, nan=0.0), 0.0, score)
+    high = np.clip(np.nan_to_num(high, nan=1000.0), score, 1000.0)
+    return low, high

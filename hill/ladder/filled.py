@@ -23,8 +23,13 @@ arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
   the error by about |W - W~| over the chain's spectral gap (10^-3 on
   ladders of 1,000 to 10,000 programs), so two exact products reach 10^-8
   and three 10^-11, where one dense solve cost O(N^3).  A pool of at most
-  2 SKELETON programs has its model held whole: W is formed, and solved by
-  the hill's own markov.
+  WHOLE_UP_TO programs (or 2 SKELETON) has its model held whole: W is
+  formed, and solved by the hill's own markov, exactly (1,200 programs: 11
+  MB and a tenth of a second, where the skeleton's solves took seconds).
+  Where W~ is too far from W (a degenerate pool: programs that win or lose
+  everything, pairs all ties), a W~ iteration grows instead of settling:
+  it stops where it was, before any overflow, and the exact products go on
+  correcting p (a dense, degenerate archive once gave NaN probabilities).
 - `Solution.response`: how p moves when the played wins move (first order,
   through W~), for the bootstrap of the rank intervals
   (hill.ladder.ladder.resampled_scores).
@@ -32,6 +37,7 @@ arithmetic and O(N) memory per row of a block, and nothing costs O(N^3).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -52,6 +58,13 @@ _PASSES = 12  # exact products at most (each divides the error by ~1000)
 _INNER = 2000  # iterations of a W~ solve at most (each divides the error by ~7)
 _SETTLED = 1e-7  # a W~ solve stops when a step moves its answer by less (relative)
 _DAMPING = 0.9  # a W~ iteration's step: less than 1, so that a periodic chain converges
+# a W~ iteration whose step grows past this many times its first is diverging
+_GROWN = 10.0
+# W is held whole (formed, N^2 entries: 32 MB at 2,000) up to this many programs
+WHOLE_UP_TO = 2000
+# battles lost below this are none: a column sum of W on the played pairs is
+# the model's values less themselves, 1e-14 where nothing was lost
+LOST_NOTHING = 1e-9
 
 
 @dataclass(frozen=True)
@@ -75,12 +88,7 @@ class Filled:
         self, rows: Index, columns: Index = slice(None), out: np.ndarray | None = None
     ) -> np.ndarray:
         """The model's battle shares of programs `rows` against `columns`."""
-        block = np.matmul(self.left[rows], self.right[columns].T, out=out)
-        np.negative(block, out=block)
-        with np.errstate(over="ignore"):  # exp(710) is inf: a share of 0, as it should be
-            np.exp(block, out=block)
-        block += 1
-        return np.reciprocal(block, out=block)
+        return _sigmoid(np.matmul(self.left[rows], self.right[columns].T, out=out))
 
     def _expected(
         self,
@@ -94,10 +102,10 @@ class Filled:
         return np.maximum(share, 0, out=share)
 
     @cached_property
-    def _exact(self) -> tuple[csr_matrix, csr_matrix]:
-        """Sparse corrections that make the model's matrices exact on the
+    def _exact(self) -> csr_matrix:
+        """The sparse correction that makes the model's matrix exact on the
         played pairs and the diagonal: W is the model's expected wins plus
-        the first; G (`product`) the model's slopes plus the second."""
+        it (an entry for each, even where it is 0)."""
         n = self.size
         diagonal = np.arange(n)
         rows = np.concatenate([self.first, self.second, diagonal])
@@ -107,49 +115,73 @@ class Filled:
         for at in range(0, len(rows), step):
             part = slice(at, at + step)
             logit[part] = np.einsum("kr,kr->k", self.left[rows[part]], self.right[columns[part]])
-        with np.errstate(over="ignore"):
-            share = 1 / (1 + np.exp(-logit))
-        model = BATTLES * np.maximum(share - self.tie[rows] * self.tie[columns] / 2, 0)
-        played = np.concatenate([self.wins[:, 0], self.wins[:, 1], np.zeros(n)])
-        wins = csr_matrix((played - model, (rows, columns)), shape=(n, n))
-        slopes = csr_matrix((-BATTLES * share * (1 - share), (rows, columns)), shape=(n, n))
-        return wins, slopes
+        model = _sigmoid(logit)
+        model -= self.tie[rows] * self.tie[columns] / 2
+        np.maximum(model, 0, out=model)
+        model *= -BATTLES
+        model[: len(self.first)] += self.wins[:, 0]
+        model[len(self.first) : 2 * len(self.first)] += self.wins[:, 1]
+        return csr_matrix((model, (rows, columns)), shape=(n, n))  # played - model
 
     def _blocks(self) -> list[slice]:
         n = self.size
         step = max(1, BLOCK_CELLS // max(n, 1))
         return [slice(at, min(at + step, n)) for at in range(0, n, step)]
 
-    def product(
-        self, x: np.ndarray, lost: bool = False, slopes: bool = False
-    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    def product(self, x: np.ndarray, lost: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """W x; with `lost`, the column sums of W (the battles each program
-        lost); with `slopes`, G x, G holding BATTLES s (1 - s) on the
-        unplayed pairs (s the model's share) and 0 elsewhere.  One pass
-        over W, a block of rows at a time in two buffers kept for the pass."""
+        lost).  One pass over W, a block of rows at a time in two buffers
+        kept for the pass."""
         blocks = self._blocks()
         height = blocks[0].stop if blocks else 0
         share_rows, work_rows = np.empty((height, self.size)), np.empty((height, self.size))
-        wins, columns, slope = np.zeros_like(x), np.zeros(self.size), np.zeros_like(x)
+        wins, columns = np.zeros_like(x), np.zeros(self.size)
         for rows in blocks:
             count = rows.stop - rows.start
             share = self._shares(rows, out=share_rows[:count])
-            work = work_rows[:count]
-            if slopes:
-                np.subtract(1, share, out=work)
-                slope[rows] = np.multiply(work, share, out=work) @ x
-            block = self._expected(share, rows, work=work)
+            block = self._expected(share, rows, work=work_rows[:count])
             wins[rows] = block @ x
             if lost:
                 columns += block.sum(axis=0)
-        exact_wins, exact_slopes = self._exact
-        wins = BATTLES * wins + exact_wins @ x
-        columns = BATTLES * columns + np.asarray(exact_wins.sum(axis=0)).ravel()
-        return (
-            wins,
-            columns if lost else None,
-            BATTLES * slope + exact_slopes @ x if slopes else None,
-        )
+        exact = self._exact
+        wins = BATTLES * wins + exact @ x
+        columns = BATTLES * columns + np.asarray(exact.sum(axis=0)).ravel()
+        return wins, columns if lost else None
+
+    def moved(self, p: np.ndarray, shift: np.ndarray) -> np.ndarray:
+        """Each program b's markov balance with its own strength moved by
+        shift[b], the others' p held: (W_b p) / (column sum of W at b),
+        where b's model entries (the pairs it has not played) have their
+        logits moved by +shift[b] (its wins) and -shift[b] (its losses).
+        At shift 0 this is p itself (markov: W p = lost * p); it is what a
+        program's score would be if its rating alone were elsewhere, exact
+        in its own matchups where a first-order slope is not (a program
+        that wins nothing had e^50).  One pass over W."""
+        n, first, second, wins = self.size, self.first, self.second, self.wins
+        inflow, lost = np.zeros(n), np.zeros(n)  # float even without a joust
+        inflow += np.bincount(first, wins[:, 0] * p[second], n)
+        inflow += np.bincount(second, wins[:, 1] * p[first], n)
+        lost += np.bincount(second, wins[:, 0], n) + np.bincount(first, wins[:, 1], n)
+        # the played pairs and the diagonal: where `_exact` holds its corrections
+        pattern = self._exact
+        blocks = self._blocks()
+        height = blocks[0].stop if blocks else 0
+        block_rows, work_rows = np.empty((height, n)), np.empty((height, n))
+        for rows in blocks:
+            count = rows.stop - rows.start
+            part = pattern[rows]
+            mask = (np.repeat(np.arange(count), np.diff(part.indptr)), part.indices)
+            # b against each a (b's wins), then each a against b (b's losses)
+            for factors, sign in (((self.left, self.right), 1.0), ((self.right, self.left), -1.0)):
+                logit = np.matmul(factors[0][rows], factors[1].T, out=block_rows[:count])
+                logit += sign * shift[rows, None]
+                model = self._expected(_sigmoid(logit), rows, work=work_rows[:count])
+                model[mask] = 0  # played, or the program itself
+                if sign > 0:
+                    inflow[rows] += BATTLES * (model @ p)
+                else:
+                    lost[rows] += BATTLES * model.sum(axis=1)
+        return inflow / np.where(lost > 0, lost, 1.0)
 
     def skeleton(self, size: int | None = None) -> Skeleton:
         """W~ (see the module): the model's skeleton from the columns of
@@ -160,55 +192,78 @@ class Filled:
         the skeleton's error a hundredfold."""
         n = self.size
         size = SKELETON if size is None else size
-        if 2 * size >= n:
+        if 2 * size >= n or n <= WHOLE_UP_TO:
             model = [self._expected(self._shares(rows), rows) for rows in self._blocks()]
-            return Skeleton(self._exact[0], BATTLES * np.vstack(model), None)
+            return Skeleton(self._exact, BATTLES * np.vstack(model), None)
         rng = np.random.default_rng(0)
         drawn = rng.choice(n, 2 * size, replace=False)
         columns, rows = np.sort(drawn[:size]), np.sort(drawn)
         left = self._expected(self._shares(slice(None), columns), slice(None), columns)
         right = self._expected(self._shares(rows), rows)
         core = np.linalg.pinv(left[rows], rcond=1e-4)
-        return Skeleton(self._exact[0], BATTLES * left, core @ right)
+        return Skeleton(self._exact, BATTLES * left, core @ right)
 
-    def markov(self, slopes: bool = False, tolerance: float = TOLERANCE) -> Solution:
-        """markov's stationary distribution of W (see the module); with
-        `slopes`, also W p, G p and G 1 (`product`) for the estimate's
-        intervals, at the p of the second exact product (within 10^-5)."""
-        n = self.size
+    def markov(self, tolerance: float = TOLERANCE) -> Solution:
+        """markov's stationary distribution of W (see the module)."""
         approx = self.skeleton()
         if approx.rows is None:  # W fits in memory: the hill's own markov
             p = scoring.markov(approx.dense(), BATTLES) / 1000
-            x = np.stack([p, np.ones(n)], axis=1)
-            wins, lost, slope = self.product(x, lost=True, slopes=slopes)
-            assert lost is not None  # asked for
-            return Solution(p, lost, approx, wins[:, 0], slope)
+            return Solution(p, np.asarray(approx.column_sums()), approx)
         p = approx.stationary(approx.column_sums())
-        wins, lost, _ = self.product(p, lost=True)  # the first pass's, with the battles lost
+        wins, lost = self.product(p, lost=True)  # the first pass's, with the battles lost
         assert lost is not None  # asked for
-        if (lost <= 0).any():
-            return Solution(_degenerate(lost), lost, approx, None, None)
+        if (lost <= LOST_NOTHING).any():
+            return Solution(_degenerate(lost), lost, approx)
         mode = approx.stationary(lost, p)  # W~'s own, with the exact battles lost
-        inflow: np.ndarray | None = None
-        slope = None
+        moved = np.inf
         for done in range(_PASSES):
             if done > 0:
-                wanted = slopes and slope is None
-                x = np.stack([p, np.ones(n)], axis=1) if wanted else p
-                wins, _, slope_now = self.product(x, slopes=wanted)
-                if wanted:
-                    wins, slope, inflow = wins[:, 0], slope_now, wins[:, 0]
+                wins = self.product(p)[0]
             step = approx.solve(lost, (wins - lost * p)[:, None], mode, _SETTLED)[:, 0]
-            p = p + step
-            if np.abs(step).sum() <= tolerance and (slope is not None or not slopes):
+            if not np.abs(step).sum() < moved:  # W~ too far from W: the corrections grow
+                p = stationary(lambda x: self.product(x)[0], lost, mode)
+                return Solution(p, lost, approx)
+            p, moved = p + step, np.abs(step).sum()
+            if moved <= tolerance:
                 break
-        return Solution(p, lost, approx, inflow, slope)
+        return Solution(p, lost, approx)
+
+
+def _sigmoid(block: np.ndarray) -> np.ndarray:
+    """sigmoid of the logits, in place."""
+    np.negative(block, out=block)
+    with np.errstate(over="ignore"):  # exp(710) is inf: a share of 0, as it should be
+        np.exp(block, out=block)
+    block += 1
+    return np.reciprocal(block, out=block)
+
+
+def stationary(
+    product: Callable[[np.ndarray], np.ndarray], lost: np.ndarray, start: np.ndarray | None = None
+) -> np.ndarray:
+    """p with W p = lost p and sum p = 1 (W x = product(x)), by the damped
+    power iteration of the chain (its second eigenvalue is about 0.15 on
+    the ladder's pools: each step gains nearly a digit; the damping keeps a
+    periodic part of a pool from oscillating).  With W~, markov's first
+    guess; with W itself, its answer where W~ is too far from W to correct
+    it (a degenerate pool)."""
+    n = len(lost)
+    p = np.full(n, 1 / n) if start is None else start
+    lost = np.where(lost > 0, lost, 1.0)
+    for _ in range(_INNER):
+        following = np.maximum(product(p) / lost, 0)
+        following = (1 - _DAMPING) * p + _DAMPING * following / max(following.sum(), 1e-300)
+        change = np.abs(following - p).sum()
+        p = following
+        if change <= _SETTLED:
+            break
+    return p
 
 
 def _degenerate(lost: np.ndarray) -> np.ndarray:
     """markov where some program lost no battle (hill.scoring.markov's
     answer): alone, it keeps everything; with others, no one is preferred."""
-    unbeaten = lost <= 0
+    unbeaten = lost <= LOST_NOTHING
     if unbeaten.sum() == 1:
         return unbeaten.astype(float)
     return np.full(len(lost), 1 / len(lost))
@@ -238,21 +293,8 @@ class Skeleton:
         return model + np.asarray(self.exact.sum(axis=0)).ravel()
 
     def stationary(self, lost: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
-        """p with W~ p = lost p and sum p = 1, by the damped power iteration
-        of the chain (its second eigenvalue is about 0.15 on the ladder's
-        pools: each step gains nearly a digit; the damping keeps a periodic
-        part of a pool from oscillating)."""
-        n = len(lost)
-        p = np.full(n, 1 / n) if start is None else start
-        lost = np.where(lost > 0, lost, 1.0)
-        for _ in range(_INNER):
-            following = np.maximum(self.product(p) / lost, 0)
-            following = (1 - _DAMPING) * p + _DAMPING * following / max(following.sum(), 1e-300)
-            change = np.abs(following - p).sum()
-            p = following
-            if change <= _SETTLED:
-                break
-        return p
+        """p with W~ p = lost p and sum p = 1 (the module's `stationary`)."""
+        return stationary(self.product, lost, start)
 
     def solve(
         self, lost: np.ndarray, change: np.ndarray, mode: np.ndarray, tolerance: float
@@ -277,6 +319,8 @@ class Skeleton:
             following = (1 - _DAMPING) * x + _DAMPING * following
             following -= np.multiply.outer(mode, following.sum(axis=0))
             moved = np.abs(following - x).sum(axis=0)
+            if not np.isfinite(moved).all() or (moved > _GROWN * scale).any():
+                break  # W~ too far from W for this pool: the iteration grows (see the module)
             x = following
             if (moved <= tolerance * np.maximum(scale, 1e-300)).all():
                 break
@@ -286,13 +330,11 @@ class Skeleton:
 @dataclass(frozen=True)
 class Solution:
     """markov of a filled matrix: p (summing to 1), the battles each program
-    lost (column sums of W) and, when asked, W p and G p, G 1 (`Filled.product`)."""
+    lost (column sums of W) and the W~ it was solved with."""
 
     p: np.ndarray
     lost: np.ndarray
     skeleton: Skeleton
-    inflow: np.ndarray | None
-    slopes: np.ndarray | None  # (N, 2): G p, G 1
 
     def response(self, change: np.ndarray, tolerance: float = 1e-4) -> np.ndarray:
         """(N, C): to first order, how p moves for each column of `change`

@@ -21,7 +21,7 @@ from threadpoolctl import threadpool_limits
 from hill import engine
 from hill.engine import JoustResult
 from hill.ladder import pairing, seeding
-from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots
+from hill.ladder.estimate import BATTLES, Estimate, estimate_markov, tie_roots, warm_start
 from hill.ladder.filled import Filled
 from hill.ladder.ratings import Games, Ratings, fit
 from hill.rules import statistics
@@ -74,17 +74,38 @@ class Ladder:
     def add(self, a: int, b: int, result: JoustResult) -> None:
         if self.met[a, b]:
             raise ValueError(f"programs {a} and {b} have already met")
-        if self.played == len(self._pairs):
-            self._pairs, self._outcomes, self._cycles = (
-                np.concatenate([kept, np.zeros_like(kept)])
-                for kept in (self._pairs, self._outcomes, self._cycles)
-            )
+        self._reserve(1)
         k = self.played
         self._pairs[k] = a, b
         self._outcomes[k] = result.outcomes
         self._cycles[k] = result.game_cycles
         self.played += 1
         self.met[a, b] = self.met[b, a] = True
+
+    def extend(self, pairs: np.ndarray, outcomes: np.ndarray, cycles: np.ndarray) -> None:
+        """`add` for many jousts at once: pairs (K, 2) never met (nor twice
+        among themselves), outcomes (K, 42) from the first's side, game
+        cycles (K,)."""
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        a, b = pairs[:, 0], pairs[:, 1]
+        keys = np.minimum(a, b) * self.size + np.maximum(a, b)
+        if self.met[a, b].any() or len(np.unique(keys)) < len(keys):
+            raise ValueError("some of these programs have already met")
+        k, more = self.played, len(pairs)
+        self._reserve(more)
+        self._pairs[k : k + more] = pairs
+        self._outcomes[k : k + more] = outcomes
+        self._cycles[k : k + more] = cycles
+        self.played += more
+        self.met[a, b] = self.met[b, a] = True
+
+    def _reserve(self, more: int) -> None:
+        """Room for `more` jousts, the arrays doubled as often as needed."""
+        while self.played + more > len(self._pairs):
+            self._pairs, self._outcomes, self._cycles = (
+                np.concatenate([kept, np.zeros_like(kept)])
+                for kept in (self._pairs, self._outcomes, self._cycles)
+            )
 
     @property
     def cycles(self) -> np.ndarray:
@@ -132,7 +153,7 @@ class Standing:
         return self.estimate.order()
 
 
-def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = True) -> Ratings:
+def rate(ladder: Ladder, start: Ratings | None = None, exact_errors: bool = True) -> Ratings:
     """The ratings; a new version's prior is centred on its previous
     version's rating (seeding.prior_means), so that shrinking it pulls it
     toward the version it replaces, not toward the middle of the pool."""
@@ -141,7 +162,7 @@ def rate(ladder: Ladder, start: np.ndarray | None = None, exact_errors: bool = T
     if not ladder.virtual:
         return ratings
     prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
-    return fit(games, prior=prior, start=ratings.rating, exact_errors=exact_errors)
+    return fit(games, prior=prior, start=ratings, exact_errors=exact_errors)
 
 
 def played(ladder: Ladder) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
@@ -166,13 +187,29 @@ def quick_scores(ladder: Ladder, rating: np.ndarray) -> np.ndarray:
     return 1000 * filled.markov(tolerance=QUICK_TOLERANCE).p
 
 
-def standing(ladder: Ladder, seed: int = 0) -> Standing:
-    """Fit the ratings and estimate the markov ranking of the round robin."""
-    ratings = rate(ladder)
+def standing(ladder: Ladder, seed: int = 0, start: Standing | None = None) -> Standing:
+    """Fit the ratings and estimate the markov ranking of the round robin;
+    `start`: an earlier standing of this ladder (of as many programs or
+    fewer: new ones are appended), where the fits start (they end where
+    they would have, to their tolerance, sooner)."""
+    warm = warm_ratings(start, ladder.size)
+    if warm is None:
+        start = None  # none, or not this ladder's
+    ratings = rate(ladder, warm)
     jousts, ties = played(ladder)
     prior = seeding.prior_means(ladder.virtual, ratings.rating, ladder.met)
-    estimate = estimate_markov(ladder.games(), ratings, jousts, ties, prior, seed)
+    theta = None if start is None else warm_start(start.estimate.theta, ratings.rating)
+    estimate = estimate_markov(ladder.games(), ratings, jousts, ties, prior, seed, theta)
     return Standing(ratings, estimate)
+
+
+def warm_ratings(start: Standing | None, size: int) -> Ratings | None:
+    """An earlier standing's ratings for a pool grown to `size` programs
+    (Ratings.grown); None without one, or when it had more programs (not
+    this pool's)."""
+    if start is None or len(start.ratings.rating) > size:
+        return None
+    return start.ratings.grown(size)
 
 
 def next_round(
@@ -181,7 +218,7 @@ def next_round(
     rng: np.random.Generator,
     size: int,
     by_cost: bool = False,
-    start: np.ndarray | None = None,
+    start: Ratings | None = None,
 ) -> tuple[list[tuple[int, int]], Ratings]:
     """The next round's pairs by `rule` (see hill.ladder.pairing)."""
     ratings = rate(ladder, start, exact_errors=False)
@@ -237,7 +274,7 @@ def run(
         while ladder.played < target:
             size = min(per_round, target - ladder.played)
             pairs, ratings = next_round(ladder, rule, rng, size, by_cost, start)
-            start = ratings.rating
+            start = ratings
             if not pairs:
                 break
             for (a, b), result in zip(pairs, play(pairs), strict=True):

@@ -8,7 +8,8 @@ log-likelihood of y with 42 trials, and the covariance of the ratings
 scaled by the dispersion phi (Pearson chi2 over the degrees of freedom),
 which makes the intervals honest about how lumpy jousts are.  A weak
 Gaussian prior (mean 0, or the seeding's prior) keeps a program that won or
-lost everything finite.  scipy's Newton-CG does the optimisation.
+lost everything finite.  Newton's method with preconditioned conjugate
+gradients does the optimisation (`Posterior.maximise`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.sparse import csr_matrix
+from scipy.sparse.linalg import LinearOperator, cg
 from scipy.special import expit
 
 # prior standard deviation of a rating, in logits (ratings span about -4..4)
@@ -28,6 +29,10 @@ PRIOR_SD = 3.0
 EXACT_ERRORS_UP_TO = 2000
 MIN_SPREAD = 0.1  # the empirical prior is never narrower than this
 Z95 = 1.959964
+NEWTON_STEPS = 100  # at most (a fit takes 5 to 10)
+SETTLED = 1e-5  # a fit stops once a Newton step moves no rating by more (logits)
+ARMIJO = 1e-4  # a step is kept once the objective falls by this share of its promise
+_HALVINGS = 40
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,19 @@ class Ratings:
     stderr: np.ndarray
     dispersion: float
     spread: float = PRIOR_SD  # the prior's width, from the ratings' spread
+    # the first fit's ratings, under the weak prior (`fit`): where the next
+    # fit's first one starts (the two can be 10 logits apart on programs
+    # that won or lost everything, a dozen Newton steps)
+    weak: np.ndarray | None = None
+
+    def grown(self, size: int) -> Ratings:
+        """These ratings as a warm start for a pool grown to `size`
+        programs (new ones appended): theirs at 0, the prior's mean."""
+        more = size - len(self.rating)
+        rating = np.concatenate([self.rating, np.zeros(more)])
+        weak = None if self.weak is None else np.concatenate([self.weak, np.zeros(more)])
+        stderr = np.concatenate([self.stderr, np.full(more, PRIOR_SD)])
+        return replace(self, rating=rating, stderr=stderr, weak=weak)
 
     @property
     def low(self) -> np.ndarray:
@@ -122,8 +140,8 @@ class Posterior:
 
     def _hessian_at(self, s: np.ndarray) -> tuple[np.ndarray, csr_matrix]:
         """The Hessian at s as its diagonal and the jousts' weights (flows)
-        between opponents, kept for the last point: Newton-CG asks for many
-        Hessian products at each point."""
+        between opponents, kept for the last point: conjugate gradients ask
+        for many Hessian products at each point."""
         last = self._last_hessian
         if last is None or not np.array_equal(last[0], s):
             flow = self._flow(s)
@@ -137,6 +155,15 @@ class Posterior:
     def hessian_product(self, s: np.ndarray, v: np.ndarray) -> np.ndarray:
         diagonal, flows = self._hessian_at(s)
         return diagonal * v - flows @ v
+
+    def _newton_step(self, s: np.ndarray, grad: np.ndarray) -> np.ndarray:
+        """The Hessian at s solved against the gradient (`maximise`)."""
+        n = len(s)
+        diagonal = self._hessian_at(s)[0]
+        hessian = LinearOperator((n, n), lambda v: self.hessian_product(s, v), dtype=float)
+        jacobi = LinearOperator((n, n), lambda v: v / diagonal, dtype=float)
+        size = float(np.abs(grad).max())
+        return cg(hessian, grad, rtol=min(0.1, np.sqrt(size)), atol=0.0, M=jacobi)[0]
 
     def information(self, s: np.ndarray) -> np.ndarray:
         """(N, N) the Hessian of the objective: the Laplacian of the jousts'
@@ -172,10 +199,34 @@ class Posterior:
         return 1 / diagonal + opponents / diagonal**2
 
     def maximise(self, start: np.ndarray) -> np.ndarray:
-        return minimize(
-            self.objective, start, jac=True, method="Newton-CG",
-            hessp=self.hessian_product,
-        ).x  # fmt: skip
+        """Newton's method: each step solves the Hessian's system by
+        conjugate gradients preconditioned by its diagonal, to a tolerance
+        that tightens as the gradient vanishes (as scipy's Newton-CG does),
+        then halves until the objective falls enough (Armijo); the
+        objective is strictly convex (the prior), so it converges.  Stops
+        once a step would move no rating by more than SETTLED.  The
+        preconditioner is what matters: a program that won or lost nearly
+        everything has a curvature thousands of times smaller than a busy
+        one's, and on a dense archive of 1,200 programs the plain
+        conjugate gradients of scipy's Newton-CG took 1,800 Hessian
+        products per refit; now about 200 cold, 50 warm-started (`fit`)."""
+        s = np.array(start, dtype=float)
+        loss, grad = self.objective(s)
+        for _ in range(NEWTON_STEPS):
+            step = self._newton_step(s, grad)
+            if np.abs(step).max() <= SETTLED:  # there (the objective's fall is below rounding)
+                return s - step
+            fall, t = float(grad @ step), 1.0
+            for _ in range(_HALVINGS):
+                moved = s - t * step
+                new_loss, new_grad = self.objective(moved)
+                if new_loss <= loss - ARMIJO * t * fall:
+                    break
+                t /= 2
+            s, loss, grad = moved, new_loss, new_grad
+            if t * np.abs(step).max() <= SETTLED:
+                break
+        return s
 
 
 def centred_variance(covariance: np.ndarray) -> np.ndarray:
@@ -187,7 +238,7 @@ def centred_variance(covariance: np.ndarray) -> np.ndarray:
 def fit(
     games: Games,
     prior: np.ndarray | None = None,
-    start: np.ndarray | None = None,
+    start: Ratings | None = None,
     exact_errors: bool = True,
 ) -> Ratings:
     """The maximum a posteriori ratings and their quasi-likelihood errors
@@ -199,24 +250,27 @@ def fit(
     and how far the ratings spread beyond their own noise; that spread is
     the prior's width in the second, final fit.  Shrinking each rating
     toward its prior by its own uncertainty ranks programs with few jousts
-    better than taking their noisy ratings at face value."""
+    better than taking their noisy ratings at face value.
+
+    `start`: earlier ratings of these programs; each fit starts from its
+    own answer there (they end where they would have, to SETTLED)."""
     prior = np.zeros(games.size) if prior is None else prior
-    start = prior if start is None else start
     weak = Posterior(games, prior, PRIOR_SD, 1.0)
-    s = weak.maximise(start)
+    s = weak.maximise(prior if start is None or start.weak is None else start.weak)
+    weak_s = s
     dispersion = _dispersion(games, expit(s[games.first] - s[games.second]))
     first = replace(weak, dispersion=dispersion)
     noise = 1 / first.information_diagonal(s)
     spread = np.sqrt(max(np.var(s - prior) - noise.mean(), MIN_SPREAD**2))
     final = replace(first, sd=min(spread, PRIOR_SD))
-    s = final.maximise(s)
+    s = final.maximise(s if start is None else start.rating)
     if not exact_errors:
         variance = 1 / final.information_diagonal(s)
     elif games.size <= EXACT_ERRORS_UP_TO:
         variance = centred_variance(np.linalg.inv(final.information(s)))
     else:
         variance = final.approximate_variance(s)
-    return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion, final.sd)
+    return Ratings(s, np.sqrt(np.maximum(variance, 0)), dispersion, final.sd, weak_s)
 
 
 def _dispersion(games: Games, p: np.ndarray) -> float:

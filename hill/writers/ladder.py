@@ -31,11 +31,13 @@ from hill.faults import crash_point
 from hill.ladder.board import Version
 from hill.ladder.ladder import (
     Ladder,
+    Standing,
     ladder_statistics,
     next_round,
     round_size,
     single_threaded_blas,
     standing,
+    warm_ratings,
 )
 from hill.store import archive
 from hill.store.jousts import store_jousts
@@ -86,6 +88,8 @@ class ArchiveLadder:
         self._mark = -1  # archive.joust_mark of the jousts in memory
         self._round: list[tuple[int, int]] = []
         self._stale = True  # the stored standing is older than the jousts in memory
+        # the last standing fitted: the next fits start from it (a pool only grows)
+        self._standing: Standing | None = None
 
     def work(self, batch: int, *, refit: bool = True) -> Work:
         """Play up to `batch` jousts of the current round; refit and store
@@ -125,11 +129,11 @@ class ArchiveLadder:
         """Fit the standing and its statistics, and store them."""
         started = time.monotonic()
         with single_threaded_blas():
-            result = standing(self.ladder)
+            result = standing(self.ladder, start=self._standing)
             stats = ladder_statistics(self.ladder, result)
         with self.hill.lock.transaction() as session:
             archive.store_snapshot(session, self.pool, self.ladder, result, stats)
-        self._stale = False
+        self._stale, self._standing = False, result
         self._refitted = time.monotonic()
         self._refit_took = self._refitted - started
 
@@ -160,8 +164,10 @@ class ArchiveLadder:
         if self.ladder.size < 2 or self._complete():
             return []
         rng = np.random.default_rng([self.ladder.played, self.ladder.size])
+        start = warm_ratings(self._standing, self.ladder.size)
         with single_threaded_blas():
-            pairs, _ = next_round(self.ladder, RULE, rng, round_size(self.ladder.size))
+            size = round_size(self.ladder.size)
+            pairs, _ = next_round(self.ladder, RULE, rng, size, start=start)
         return pairs
 
     def _play(self, pairs: Sequence[tuple[int, int]]) -> int:
