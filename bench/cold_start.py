@@ -20,6 +20,9 @@ starts it, so a step ends when the next one's command appears.  Then the bot
 gets Ctrl-C, the local IRC server is stopped and the clone removed.
 `--cold-cache` gives uv an empty cache (a machine that never installed
 the hill); without it uv's usual cache is used (a second clone).
+PYTHONDONTWRITEBYTECODE is left out of `make run`'s environment, as in a
+newcomer's shell (then every start compiles every module it imports again):
+`--dont-write-bytecode` keeps it.
 The load average is printed too: the machine may be busy with other work.
 """
 
@@ -72,7 +75,7 @@ def config_with_ports(example: str, irc_port: int, web_port: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def one_run(source: Path, cold_cache: bool, verbose: bool) -> dict[str, float]:
+def one_run(source: Path, cold_cache: bool, dont_write_bytecode: bool, verbose: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cold-start-") as tmp:
         clone = Path(tmp) / "hill"
         subprocess.run(["git", "clone", "--quiet", str(source), str(clone)], check=True)
@@ -80,6 +83,8 @@ def one_run(source: Path, cold_cache: bool, verbose: bool) -> dict[str, float]:
         (clone / "config.toml").write_text(config_with_ports(example, free_port(), free_port()))
         env = dict(os.environ)
         env.pop("VIRTUAL_ENV", None)
+        if not dont_write_bytecode:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
         if cold_cache:
             env["UV_CACHE_DIR"] = str(Path(tmp) / "uv-cache")
         reached: dict[str, float] = {}
@@ -128,6 +133,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--cold-cache", action="store_true", help="uv starts with an empty cache")
+    parser.add_argument(
+        "--dont-write-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE if set"
+    )
     parser.add_argument("--source", type=Path, default=ROOT, help="the git repository to clone")
     parser.add_argument("--verbose", action="store_true", help="show make run's output")
     args = parser.parse_args()
@@ -136,7 +144,7 @@ def main() -> None:
     names = [name for name, _ in MILESTONES]
     print("run  " + "  ".join(f"{n:>7}" for n in names) + "   load")
     for run in range(1, args.runs + 1):
-        reached = one_run(args.source, args.cold_cache, args.verbose)
+        reached = one_run(args.source, args.cold_cache, args.dont_write_bytecode, args.verbose)
         cells = "  ".join(f"{reached.get(n, float('nan')):7.1f}" for n in names)
         load = " ".join(f"{x:.1f}" for x in os.getloadavg())
         print(f"{run:>3}  {cells}   {load}", flush=True)
