@@ -32,7 +32,9 @@ WASM_FLAGS := --target=wasm32-wasi -mexec-model=reactor -O2 -std=c11 -Wall -Wext
 
 .PHONY: setup dev run stop-ircd test test-fast lint bench clean system-setup system-run system-test
 
-setup: $(STAMP) $(WASM)
+# the packages and the Lab's engine are built side by side (two jobs)
+setup:
+	@$(MAKE) --no-print-directory -j2 $(STAMP) $(WASM)
 
 $(STAMP): pyproject.toml setup.py hill/engine/_engine.c hill/engine/core/bfjoust.c hill/engine/core/bfjoust.h
 	sh scripts/venv.sh $(PYTHON) $(VENV)

@@ -10,7 +10,7 @@ run` there and prints the seconds from the start to each milestone:
 
     venv     the virtualenv exists, with uv in it
     install  the hill's packages installed and the C engine built (.venv/bin/bfjoust)
-    wasm     the Lab's WebAssembly engine built
+    setup    `make setup` done: the Lab's WebAssembly engine built too (beside the install)
     seed     the hill created and seeded (`bfjoust hill init --seed`)
     web      the bot says where its web report is
     joined   the bot has joined its channel
@@ -18,8 +18,9 @@ run` there and prints the seconds from the start to each milestone:
 A milestone is read off `make run`'s output: make echoes each command as it
 starts it, so a step ends when the next one's command appears.  Then the bot
 gets Ctrl-C, the local IRC server is stopped and the clone removed.
-`--cold-cache` gives uv an empty cache (a machine that never installed
-the hill); without it uv's usual cache is used (a second clone).
+`--cold-cache` gives uv and pip empty caches (a machine that never
+installed the hill: every package is downloaded); without it their usual
+caches are used (a second clone).
 PYTHONDONTWRITEBYTECODE is left out of `make run`'s environment, as in a
 newcomer's shell (then every start compiles every module it imports again):
 `--dont-write-bytecode` keeps it.
@@ -47,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MILESTONES = [
     ("venv", re.compile(r"uv pip install")),
     ("install", re.compile(r"^touch \.venv/\.installed")),
-    ("wasm", re.compile(r"(debian-packages|^test -f config)")),
+    ("setup", re.compile(r"^test -f config")),
     ("seed", re.compile(r"bfjoust bot --config")),
     ("web", re.compile(r"The web report is at")),
     ("joined", re.compile(r"\bjoined\b.*channel|channel.*\bjoined\b")),
@@ -85,8 +86,9 @@ def one_run(source: Path, cold_cache: bool, dont_write_bytecode: bool, verbose: 
         env.pop("VIRTUAL_ENV", None)
         if not dont_write_bytecode:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
-        if cold_cache:
+        if cold_cache:  # uv, and the pip that brings uv, download everything
             env["UV_CACHE_DIR"] = str(Path(tmp) / "uv-cache")
+            env["PIP_CACHE_DIR"] = str(Path(tmp) / "pip-cache")
         reached: dict[str, float] = {}
         start = time.monotonic()
         make = subprocess.Popen(
