@@ -24,7 +24,10 @@ caches are used (a second clone).
 PYTHONDONTWRITEBYTECODE is left out of `make run`'s environment, as in a
 newcomer's shell (then every start compiles every module it imports again):
 `--dont-write-bytecode` keeps it.
-The load average is printed too: the machine may be busy with other work.
+The machine may be busy with other work: the load average is printed, and
+the CPU seconds that `make run` and what it waited for used (`cpu`, user and
+system), which depend little on the load (the local IRC server, which
+outlives the bot, is not counted).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -76,7 +80,9 @@ def config_with_ports(example: str, irc_port: int, web_port: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def one_run(source: Path, cold_cache: bool, dont_write_bytecode: bool, verbose: bool) -> dict[str, float]:
+def one_run(
+    source: Path, cold_cache: bool, dont_write_bytecode: bool, verbose: bool
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cold-start-") as tmp:
         clone = Path(tmp) / "hill"
         subprocess.run(["git", "clone", "--quiet", str(source), str(clone)], check=True)
@@ -90,6 +96,7 @@ def one_run(source: Path, cold_cache: bool, dont_write_bytecode: bool, verbose: 
             env["UV_CACHE_DIR"] = str(Path(tmp) / "uv-cache")
             env["PIP_CACHE_DIR"] = str(Path(tmp) / "pip-cache")
         reached: dict[str, float] = {}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.monotonic()
         make = subprocess.Popen(
             ["make", "run"],
@@ -119,6 +126,8 @@ def one_run(source: Path, cold_cache: bool, dont_write_bytecode: bool, verbose: 
             if make.poll() is None:
                 os.killpg(make.pid, signal.SIGINT)
             make.wait(timeout=120)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            reached["cpu"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
             bfjoust = clone / ".venv" / "bin" / "python"
             if bfjoust.exists():
                 subprocess.run(
@@ -143,7 +152,7 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("make") is None:
         raise SystemExit("make is needed")
-    names = [name for name, _ in MILESTONES]
+    names = [name for name, _ in MILESTONES] + ["cpu"]
     print("run  " + "  ".join(f"{n:>7}" for n in names) + "   load")
     for run in range(1, args.runs + 1):
         reached = one_run(args.source, args.cold_cache, args.dont_write_bytecode, args.verbose)
