@@ -1,10 +1,12 @@
 # The two commands a newcomer needs: `make run` and `make test`.
 # Both go through `make setup`: a virtualenv in .venv with the C engine built in it,
 # and the same engine built to WebAssembly for the Lab (hill/web/static/lab).
+# uv (in the venv, scripts/venv.sh) installs the packages: pip took half a minute.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+UV := $(BIN)/uv pip install --quiet --python $(BIN)/python
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.dev-installed
 CONFIG ?= config.toml
@@ -30,19 +32,21 @@ WASM_FLAGS := --target=wasm32-wasi -mexec-model=reactor -O2 -std=c11 -Wall -Wext
 
 .PHONY: setup dev run stop-ircd test test-fast lint bench clean system-setup system-run system-test
 
-setup: $(STAMP) $(WASM)
+# the packages and the Lab's engine are built side by side (two jobs)
+setup:
+	@$(MAKE) --no-print-directory -j2 $(STAMP) $(WASM)
 
 $(STAMP): pyproject.toml setup.py hill/engine/_engine.c hill/engine/core/bfjoust.c hill/engine/core/bfjoust.h
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	sh scripts/venv.sh $(PYTHON) $(VENV)
+	$(UV) -e .
 	touch $(STAMP)
 
 # the test and lint tools: for `make test` (and lint, bench), never for `make run`
 dev: $(DEV_STAMP)
 
+# (and pip: the packaging test builds the wheel with it, as the Dockerfile does)
 $(DEV_STAMP): $(STAMP) pyproject.toml
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(UV) -e '.[dev]' pip
 	touch $(DEV_STAMP)
 
 $(WASM): $(WASM_SOURCES) hill/engine/core/bfjoust.h | system-setup

@@ -18,16 +18,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import structlog
-from irc.client import Event, ServerConnection
+from irc.client import Event, ServerConnection, is_channel
 
 from bot.absence import Absence
 from bot.accounts import WHOX_TOKEN, AccountLookup, Roster
 from bot.admins import AdminLogins
 from bot.backlog import Kind
 from bot.connection import ServerLink
-from bot.identity import host_of
+from bot.identity import host_of, tag_value
 from bot.intake import Incoming, Intake
 from bot.outbox import Outbox
+from bot.pastes import CONCAT, MULTILINE, Multiline
 from bot.registration import WANTED_CAPS, Handler
 from bot.text import fallback_source, text_budget
 from hill.config import IrcSettings
@@ -49,7 +50,7 @@ class IrcClient:
         self,
         settings: IrcSettings,
         on_message: Callable[[Incoming], None],
-        wanted_caps: tuple[str, ...] = WANTED_CAPS,
+        wanted_caps: tuple[str, ...] = (*WANTED_CAPS, MULTILINE),
         heard_path: Path | None = None,
     ) -> None:
         """`heard_path`: where the last moment the bot was known to listen is
@@ -84,7 +85,9 @@ class IrcClient:
         self.link.add_handlers(self.lookup.handlers())
         self.link.add_handlers(self.admins.handlers())
         self.link.add_handlers(self.absence.handlers())
-        self.link.add_handlers(self.intake.handlers())
+        # draft/multiline batches, put together before the intake
+        self.multiline = MultilineMessages(self.intake)
+        self.link.add_handlers(self.multiline.handlers())
         self.link.add_handlers(self._handlers())
 
     # --- what the rest of the bot (and the tests) read ---------------------
@@ -148,6 +151,7 @@ class IrcClient:
         self.ready = False
         self.roster.clear()
         self.lookup.clear()
+        self.multiline.batches.clear()
         self.outbox.backlog.forget_queries()
 
     def _can_send(self) -> bool:
@@ -265,3 +269,38 @@ class IrcClient:
     def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
         self.ready = False
         self.lookup.clear()
+
+
+class MultilineMessages:
+    """The intake's handlers, with the lines of an IRCv3 `draft/multiline`
+    batch held back (bot.pastes.Multiline) and handed on as one message,
+    known whole, once the batch ends."""
+
+    def __init__(self, intake: Intake) -> None:
+        self.intake = intake
+        self.passed = intake.handlers()  # what a message outside any multiline batch goes to
+        self.batches = Multiline()
+
+    def handlers(self) -> dict[str, Handler]:
+        return {**dict.fromkeys(self.passed, self._on_message), "batch": self._on_batch}
+
+    def _on_message(self, connection: ServerConnection, event: Event) -> None:
+        ref = tag_value(event.tags, "batch")
+        if ref is None or not self.batches.holds(ref):
+            self.passed[event.type](connection, event)
+            return
+        concat = any(tag["key"] == CONCAT for tag in event.tags or ())
+        self.batches.add(ref, (event.arguments or [""])[0], concat)
+
+    def _on_batch(self, connection: ServerConnection, event: Event) -> None:
+        """`BATCH +ref draft/multiline TARGET` opens one, `BATCH -ref` ends
+        it: its text goes to the intake as one message, with the opening
+        line's source and tags (its time, its sender's account, an
+        enclosing batch)."""
+        ref, arguments = event.target or "", event.arguments
+        if ref.startswith("+") and len(arguments) >= 2 and arguments[0] == MULTILINE:
+            self.batches.open(ref[1:], arguments[1], event)
+        elif ref.startswith("-") and (ended := self.batches.close(ref[1:])) is not None:
+            target, opening, text = ended
+            kind = "pubmsg" if is_channel(target) else "privmsg"
+            self.intake.whole(connection, Event(kind, opening.source, target, [text], opening.tags))

@@ -98,6 +98,11 @@ class Intake:
     def handlers(self) -> dict[str, Handler]:
         return {"pubmsg": self._on_message, "privmsg": self._on_message}
 
+    def whole(self, connection: ServerConnection, event: Event) -> None:
+        """A message known whole (a multiline batch put together, bot.client):
+        no client cut it, so it is never held for a continuation."""
+        self._on_message(connection, event, whole=True)
+
     @staticmethod
     def _length(event: Event, text: str) -> int:
         """The line as the server relayed it, in bytes (bot.pastes)."""
@@ -112,7 +117,7 @@ class Intake:
         first = stripped.split(maxsplit=1)
         return bool(first) and near_prefix(first[0], self.prefix)
 
-    def _on_message(self, connection: ServerConnection, event: Event) -> None:
+    def _on_message(self, connection: ServerConnection, event: Event, whole: bool = False) -> None:
         nick, text = event.source.nick, (event.arguments or [""])[0]
         private = event.type == "privmsg"  # anything said to the bot is for it
         if not nick or self.link.is_me(nick):
@@ -126,7 +131,7 @@ class Intake:
         # a program a client cut into several lines (bot.pastes): the rest follows
         slot = (f"{self.link.fold(nick)}!{userhost.lower()}", "" if private else event.target)
         if self.pastes.holding(slot):
-            if not self.is_command(text):
+            if not (whole or self.is_command(text)):
                 self.pastes.continues(slot, text, self._length(event, text))
                 return
             self.pastes.end(slot)
@@ -161,5 +166,6 @@ class Intake:
         words = text.split(maxsplit=2)
         brings_code = bool(words) and words[0].lower() in self.program_words and len(words) >= 2
         code = words[2] if len(words) == 3 else ""
-        if not (brings_code and self.pastes.offer(message, slot, code, self._length(event, text))):
+        may_be_cut = brings_code and not whole
+        if not (may_be_cut and self.pastes.offer(message, slot, code, self._length(event, text))):
             self.on_message(message)

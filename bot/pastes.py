@@ -17,6 +17,14 @@ played, and the player told how many lines were joined.  A piece that
 itself reached the limit and had no continuation leaves the end uncertain:
 the program is refused with the reason and the way to send a long one.
 
+Where the server offers IRCv3 `draft/multiline`, a client may instead send
+a long or many-lined message as one batch (`BATCH +ref draft/multiline
+TARGET`, its lines tagged `batch=ref`, `BATCH -ref`); `Multiline` puts a
+batch's lines together, a line tagged `draft/multiline-concat` joined to
+the one before as it is (a long line cut), any other after a line break.
+Such a message is whole: the server relays all of it or nothing, so it is
+never held as above.
+
 May import: nothing of the bot or the hill (a message is any object with .text).
 """
 
@@ -32,6 +40,10 @@ NEAR = 64  # a line within this many bytes of the limit may have been cut (weech
 WINDOW = 3.0  # seconds a continuation may take (clients pace their lines: irssi 2.2 s, weechat 2 s)
 MAX_PIECES = 40  # lines joined at most (about 18 KB): more is no program for IRC
 OPENERS = (("(", ")"), ("[", "]"), ("{", "}"))
+MULTILINE = "draft/multiline"  # the capability, and the type of its batches
+CONCAT = "draft/multiline-concat"  # the tag of a line joined to the one before without a break
+MAX_BATCH_BYTES = 1 << 20  # a batch longer than this is dropped (servers allow a few KB)
+MAX_BATCHES = 64  # batches open at once (a server closes each at once)
 
 
 def relayed_length(source: str, command: str, target: str, text: str) -> int:
@@ -133,3 +145,52 @@ class PasteJoiner:
         self.deliver(replace(held.message, text=held.text))
         if held.lines > 1:
             self.tell(held.message, f"joined {held.lines} lines your client split")
+
+
+@dataclass
+class _Batch:
+    target: str  # where it was said
+    opening: Any  # what the opening `BATCH +ref` line carried (its tags, its source)
+    lines: list[str]  # the text so far, a line a piece
+    size: int = 0  # its bytes so far
+
+
+class Multiline:
+    """The `draft/multiline` batches open on one connection: `open()` one,
+    `add()` its lines, `close()` it for the whole text."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, _Batch] = {}
+
+    def clear(self) -> None:
+        """A new connection: the last one's batches will never close."""
+        self._open.clear()
+
+    def open(self, ref: str, target: str, opening: Any) -> None:
+        if len(self._open) >= MAX_BATCHES:
+            self._open.pop(next(iter(self._open)))  # the oldest: its end was lost
+        self._open[ref] = _Batch(target, opening, [])
+
+    def holds(self, ref: str | None) -> bool:
+        """Whether a line tagged `batch=ref` belongs to an open multiline batch."""
+        return ref is not None and ref in self._open
+
+    def add(self, ref: str, text: str, concat: bool) -> None:
+        """A line of batch `ref`: after a line break, or joined to the line
+        before as it is when `concat` (it carried draft/multiline-concat)."""
+        batch = self._open[ref]
+        batch.size += len(text.encode("utf-8", "surrogateescape")) + 1
+        if batch.size > MAX_BATCH_BYTES:
+            return  # dropped at its close
+        if concat and batch.lines:
+            batch.lines[-1] += text
+        else:
+            batch.lines.append(text)
+
+    def close(self, ref: str) -> tuple[str, Any, str] | None:
+        """Batch `ref` ended: (where it was said, its opening, the whole
+        text); None for no multiline batch, one without lines, or one too long."""
+        batch = self._open.pop(ref, None)
+        if batch is None or not batch.lines or batch.size > MAX_BATCH_BYTES:
+            return None
+        return batch.target, batch.opening, "\n".join(batch.lines)

@@ -89,3 +89,58 @@ def test_a_line_at_the_limit_with_nothing_after_is_refused(ngircd: Ngircd, tmp_p
             assert standings.size == 0  # nothing played cut
 
     run(scenario())
+
+
+def multiline_batch(source: str, target: str, ref: str, pieces: list[tuple[str, bool]]) -> bytes:
+    """The lines a server with IRCv3 `draft/multiline` relays for one
+    multiline message (the spec's own example's form): each piece a line,
+    tagged draft/multiline-concat when it continues the line before."""
+    lines = [f"@msgid={ref}-id :{source} BATCH +{ref} draft/multiline {target}"]
+    for text, concat in pieces:
+        tags = f"batch={ref}" + (";draft/multiline-concat" if concat else "")
+        lines.append(f"@{tags} :{source} PRIVMSG {target} :{text}")
+    lines.append(f"BATCH -{ref}")
+    return "".join(line + "\r\n" for line in lines).encode()
+
+
+def test_a_multiline_batch_is_played_whole(ngircd: Ngircd, tmp_path) -> None:
+    """No server packaged by Debian offers draft/multiline (ngircd,
+    InspIRCd 3, ircd-hybrid, ircd-irc2, ircd-ircu): the lines such a server
+    relays are fed to the bot's own connection, as if they came from ngircd,
+    for a real player there, who gets the answers through the server."""
+    settings = bot_settings(tmp_path, ngircd.port)
+    hill = Hill(settings.hill)
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as bot:
+            # asked for where a server offers it
+            assert "draft/multiline" in bot.client.link.registration.wanted
+            nick = bot.client.nick
+            ann = await player("ann", ngircd.port)
+            feed = bot.client.connection.process_data
+            # a program on three lines, its first line sent in two pieces (concat)
+            pieces = [
+                ("!bfjoust multi (>)*8(+)*3>", False),
+                ("(-)*3>(", True),
+                ("[-]>", False),
+                (")*21", False),
+            ]
+            feed(multiline_batch(source_of(ann), CHANNEL, "m1", pieces))
+            answer = await ann.reply(nick, "ann.multi")
+            assert answer.startswith("New program ann.multi")
+            code = await asyncio.to_thread(stored_code, hill, "ann.multi")
+            assert code == b"(>)*8(+)*3>(-)*3>(\n[-]>\n)*21"
+
+            # 1,082 characters in pieces of 300 joined without a break: whole,
+            # not held as a line cut at the limit, nor refused
+            line = f"!bfjoust long {LONG}"
+            cut = [(line[i : i + 300], i > 0) for i in range(0, len(line), 300)]
+            feed(multiline_batch(source_of(ann), CHANNEL, "m2", cut))
+            answer = await ann.reply(nick, "ann.long")
+            assert answer.startswith("New program ann.long"), answer
+            code = await asyncio.to_thread(stored_code, hill, "ann.long")
+            assert code == LONG.encode()
+            said = [line.text for line in ann.lines if line.nick == nick]
+            assert not any("joined" in t or "limit" in t for t in said), said
+
+    run(scenario())
