@@ -6,8 +6,8 @@ connected, the nick), bot.registration (CAP and SASL), bot.accounts (other
 users' accounts where messages carry no account tag), bot.intake (which
 messages are commands, the per-connection gate, the sender's account) and
 bot.outbox (everything the bot says, paced as the server counts it, in
-bot.penalty; what waits, in bot.backlog, fair between hosts and
-recipients, in bot.turns).  Answers
+bot.penalty; what waits, in bot.backlog, in fair turns between hosts
+and recipients).  Answers
 wait in the outbox across disconnections and go out once the bot is back
 in its channels.
 """
