@@ -15,7 +15,8 @@ second after a burst of 4, as config.example.toml has it):
 Prints figures per server, asserts nothing (tests/test_bot_pacing.py
 asserts, in lines rather than seconds):
 
-    .venv/bin/python bench/pacing.py [--servers inspircd,ngircd,hybrid] [--drain 60]
+    .venv/bin/python bench/pacing.py [--servers inspircd,ngircd,hybrid]
+        [--runs flood,burst,drain] [--drain 60]
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from support.botharness import CHANNEL, RUSH, bot_settings, running_bot  # noqa: E402
-from support.ircclient import IrcTestClient  # noqa: E402
-from support.ircservers import start_hybrid  # noqa: E402
+from support.botharness import CHANNEL, RUSH, bot_settings, running_bot
+from support.ircclient import IrcTestClient
+from support.ircservers import start_hybrid
 
-from bot.app import HillBot  # noqa: E402
-from bot.ircd import free_port, launch_keeper, start_ngircd, stop_keeper  # noqa: E402
-from hill.writers.hill import Hill  # noqa: E402
+from bot.app import HillBot
+from bot.ircd import free_port, launch_keeper, start_ngircd, stop_keeper
+from hill.writers.hill import Hill
 
 FLOOD = 1000
 BURST = 200
@@ -165,14 +166,14 @@ async def drain(port: int, data: Path, seconds: float) -> str:
         )
 
 
-async def bench(name: str, drain_seconds: float) -> None:
+async def bench(name: str, runs: list[str], drain_seconds: float) -> None:
     print(f"{name}:", flush=True)
-    runs: list[Callable[[int, Path], object]] = [
-        flood,
-        burst,
-        lambda port, data: drain(port, data, drain_seconds),
-    ]
-    for run in runs:
+    scenarios: dict[str, Callable[[int, Path], object]] = {
+        "flood": flood,
+        "burst": burst,
+        "drain": lambda port, data: drain(port, data, drain_seconds),
+    }
+    for run in (scenarios[name] for name in runs):
         with tempfile.TemporaryDirectory() as tmp, server(name, Path(tmp) / "ircd") as port:
             try:
                 print(await run(port, Path(tmp) / "hill"), flush=True)  # type: ignore[misc]
@@ -184,10 +185,11 @@ async def bench(name: str, drain_seconds: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--servers", default="inspircd,ngircd,hybrid")
+    parser.add_argument("--runs", default="flood,burst,drain")
     parser.add_argument("--drain", type=float, default=60.0, help="seconds the drain is watched")
     args = parser.parse_args()
     for name in args.servers.split(","):
-        asyncio.run(bench(name, args.drain))
+        asyncio.run(bench(name, args.runs.split(","), args.drain))
 
 
 if __name__ == "__main__":

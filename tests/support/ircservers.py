@@ -280,9 +280,8 @@ def start_hybrid(directory: Path) -> Hybrid:
     config = directory / "ircd.conf"
     modules = HYBRID_ROOT / "usr/lib/ircd-hybrid/modules"
     config.write_text(HYBRID_CONF.format(port=port, modules=modules, directory=directory))
-    files = {
-        f"-{name}file": str(directory / f"{name}.db") for name in ("kline", "dline", "xline", "resv")
-    }
+    databases = ("kline", "dline", "xline", "resv")
+    files = {f"-{name}file": str(directory / f"{name}.db") for name in databases}
     command = [
         *(["unshare", "--user"] if os.geteuid() == 0 else []),
         str(HYBRID),
@@ -304,6 +303,36 @@ def start_hybrid(directory: Path) -> Hybrid:
         server.stop()
         raise
     return server
+
+
+@dataclass
+class Network:
+    """A server the bot's pacing is tried on: the bot's port, the players'
+    port (the same one but on InspIRCd, whose bot's class is strict), what
+    its log says, and how to stop it."""
+
+    name: str
+    port: int
+    player_port: int
+    log: Callable[[], str]
+    stop: Callable[[], None]
+
+
+NETWORKS = ("inspircd", "ngircd", "hybrid")
+
+
+def start_network(name: str, directory: Path, **inspircd: int) -> Network:
+    """One of NETWORKS; `inspircd`: the bot's class there (start_inspircd)."""
+    if name == "inspircd":
+        server = start_inspircd(directory, services=False, **inspircd)  # type: ignore[arg-type]
+        log = server.directory / "inspircd.log"
+        return Network(name, server.port, server.player_port, log.read_text, server.stop)
+    if name == "ngircd":
+        ngircd = start_ngircd(directory, free_port(), ["#bfjoust", "#hill-news"])
+        log = ngircd.directory / "ngircd.log"
+        return Network(name, ngircd.port, ngircd.port, log.read_text, ngircd.stop)
+    hybrid = start_hybrid(directory)
+    return Network(name, hybrid.port, hybrid.port, lambda: hybrid.log, hybrid.stop)
 
 
 @pytest.fixture(scope="module")
