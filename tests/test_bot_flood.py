@@ -40,11 +40,13 @@ pytestmark = [pytest.mark.irc, pytest.mark.slow]  # InspIRCd, and floods of minu
 
 FLOOD = 1000  # lines in one write
 GOAL = 2.0  # seconds: every probe should be answered within this (printed)
-# what the test asserts: every probe answered within this many of the bot's
-# lines, its own answer included (a player who asks while another floods is
-# next; on the crowd's own host, after one of the crowd's): a loaded machine
-# stretches the seconds, not the turns
-BOUND = 3
+# what the test asserts, in the bot's lines from a probe to its answer, its
+# own included (a loaded machine stretches the seconds, not the turns): a
+# player who asks while another floods is next (1), on the crowd's own host
+# after one of the crowd's (2); the burst of 4 may go out meanwhile, while
+# the request is on its way to the bot
+TURN = 2  # the median probe
+BOUND = TURN + 4  # every probe
 REPLY_GUARD = 60.0  # seconds: no answer by then is none (a failure guard, not a goal)
 PROBES = 15
 PROBE_EVERY = 1.0  # seconds between probes (within the prober's own command rate)
@@ -111,6 +113,10 @@ def _most_lines(waits: Waits) -> int:
     return max(lines for _, lines in waits)
 
 
+def _median_lines(waits: Waits) -> float:
+    return statistics.median(lines for _, lines in waits)
+
+
 def test_a_flood_delays_no_one_else(network: Network, tmp_path) -> None:
     server = network
     settings = bot_settings(tmp_path, server.port, messages_per_second=1.0, burst=4)
@@ -127,14 +133,17 @@ def test_a_flood_delays_no_one_else(network: Network, tmp_path) -> None:
             await flooder.join(CHANNEL)
             await prober.join(CHANNEL)
 
-            # submissions in the channel: 3 taken (the limit), told once, then quiet
+            # tests in the channel (no account needed: ircd-hybrid offers
+            # account-notify without services): 3 taken (the limit), told once, then quiet
             flooder.send(
-                "\r\n".join(f"PRIVMSG {CHANNEL} :!bfjoust w{i} {RUSH}" for i in range(FLOOD))
+                "\r\n".join(f"PRIVMSG {CHANNEL} :!bfjoust-test w{i} {RUSH}" for i in range(FLOOD))
             )
             submissions = await _probe(prober, hillbot, [CHANNEL, nick])
             print(network.name, _figures("during a flood of submissions", submissions))
             answers = [m.text for m in flooder.lines if m.nick == nick]
-            assert sum(a.startswith("flooder: New program flooder.w") for a in answers) == 3
+            assert sum(a.startswith("flooder: ") and "test only" in a for a in answers) == 3, (
+                answers
+            )
             refusals = [a for a in answers if "submissions recently" in a]
             assert len(refusals) == 1, answers  # once per window, not 997 times
 
@@ -153,12 +162,15 @@ def test_a_flood_delays_no_one_else(network: Network, tmp_path) -> None:
             cheap = await _probe(prober, hillbot, [nick, CHANNEL])
             print(network.name, _figures("during a flood of cheap commands", cheap))
             later = [m for m in flooder.lines if m.nick == nick and m.params[0] == "flooder"]
-            assert 0 < len(later) <= 20  # the gate's burst, not a thousand answers
+            # the gate's burst, not a thousand answers (on ngircd, which reads
+            # the flooder's lines at its own pace, none may have come yet)
+            assert len(later) <= 20
 
             assert hillbot.client.connections == 1 and hillbot.client.ready
             slow = [s for s, _ in submissions + cheap if s > GOAL]
             print(f"probes over the {GOAL:.0f} s goal: {len(slow)}")
             assert _most_lines(submissions + cheap) <= BOUND
+            assert _median_lines(submissions + cheap) <= TURN
 
     run(scenario(), timeout=180)
 
@@ -276,7 +288,7 @@ def test_a_burst_of_new_clients_delays_no_one(network: Network, tmp_path, same_h
                 _figures(f"{BURST} new clients ask for help; a player on {where}", waits)
                 + f"; the crowd got {helped} lines meanwhile, {len(hillbot.client.outbox)} wait",
             )
-            assert _most_lines(waits) <= BOUND
+            assert _most_lines(waits) <= BOUND and _median_lines(waits) <= TURN
             assert helped > 0 and len(hillbot.client.outbox) <= MAX_PER_HOST  # served, and capped
             assert hillbot.client.connections == 1
 
