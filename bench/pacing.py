@@ -4,7 +4,7 @@ For each server (InspIRCd as `make run` configures it, ngircd and
 ircd-hybrid, all on loopback) a real bot at the default pace (1 line a
 second after a burst of 4, as config.example.toml has it):
 
-- flood: one player writes 1000 `!bfjoust` submissions in one write, then
+- flood: one player writes 1000 `!bfjoust-test` submissions in one write, then
   1000 cheap commands; another player asks `!bfjoust-rank` at once (the
   first answer) and then every second: the wait of each answer;
 - burst: 200 new clients on the prober's host each ask `!bfjoust-help`
@@ -111,7 +111,9 @@ async def flood(port: int, data: Path) -> str:
         prober = await IrcTestClient("prober").connect(port)
         await flooder.join(CHANNEL)
         await prober.join(CHANNEL)
-        flooder.send("\r\n".join(f"PRIVMSG {CHANNEL} :!bfjoust w{i} {RUSH}" for i in range(FLOOD)))
+        flooder.send(  # tests: ircd-hybrid offers account-notify without services
+            "\r\n".join(f"PRIVMSG {CHANNEL} :!bfjoust-test w{i} {RUSH}" for i in range(FLOOD))
+        )
         first = await ask(prober, nick, CHANNEL)
         said = figures("flood of submissions", first, await probe(prober, nick))
         commands = ["!bfjoust-rank ann.rush", "!bfjoust-help", "!bfjoust-nonsense"]
@@ -128,11 +130,11 @@ async def burst(port: int, data: Path) -> str:
         prober = await IrcTestClient("prober").connect(port, host=host)
         await prober.join(CHANNEL)
         crowd: list[IrcTestClient] = []
-        for start in range(0, BURST, 50):
+        for start in range(0, BURST, 10):  # ngircd listens with a backlog of 10
             crowd += await asyncio.gather(
                 *(
                     IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=host)
-                    for i in range(start, start + 50)
+                    for i in range(start, start + 10)
                 )
             )
         for client in crowd:

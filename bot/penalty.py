@@ -8,10 +8,11 @@ nothing for registration's NICK and USER or for a PONG (`PENALTIES`);
 once a second, when its loop comes round, it forgives `commandrate /
 1000`, and a client whose count reaches `threshold` is cut off (or, with
 `fakelag`, made to wait).  ircd-hybrid (and Libera.Chat's solanum) reads 5
-lines a second and cuts off a client whose unread lines pass its receive
-queue (2560 bytes by default); ngircd reads a few lines at a time and never
-cuts a client off for its pace.  A bot within InspIRCd's count at one line
-a second is within all three.
+lines at once, then 2 a second, and cuts off a client whose unread lines
+pass its receive queue (2560 bytes by default); ngircd reads 3 lines at a
+time, slower past a kilobyte a second, and never cuts a client off for its
+pace.  A bot within InspIRCd's count at one line a second is within all
+three.
 
 The bot keeps that count from above (`PenaltyMeter`): a bucket that every
 line written fills by its penalty and that empties steadily at `FORGIVEN`
