@@ -8,8 +8,9 @@ nothing for registration's NICK and USER or for a PONG (`PENALTIES`);
 once a second, when its loop comes round, it forgives `commandrate /
 1000`, and a client whose count reaches `threshold` is cut off (or, with
 `fakelag`, made to wait).  ircd-hybrid (and Libera.Chat's solanum) reads 5
-lines at once, then 2 a second, and cuts off a client whose unread lines
-pass its receive queue (2560 bytes by default); ngircd reads 3 lines at a
+lines at once, then 2 each time a once-a-second timer comes round (it cut
+the bot off at 1.8 lines a second), and cuts off a client whose unread
+lines pass its receive queue (2560 bytes by default); ngircd reads 3 lines at a
 time, slower past a kilobyte a second, and never cuts a client off for its
 pace.  A bot within InspIRCd's count at one line a second is within all
 three.
