@@ -10,13 +10,17 @@ machine's connections, whatever their nicks and idents.  Answers and
 refusals wait alike, in their recipient's turn: neither starves the other.
 
 The turns alternate.  Every other line goes to the host served least
-recently, and within it to the recipient served least recently; one that
-begins to wait counts as served before all those already waiting (in the
-order they came), so a player who asks while another floods is next, and a
-host that opens 200 connections has one turn among the hosts.  The other
-lines go to the recipient with the fewest lines waiting, the newest first:
-a one-line answer just asked does not wait behind a crowd, on its own host
-either, and no long one waits for ever.
+recently, and within it to the recipient served least recently (those
+never served, or long ago, first, in the order they came), so a player who
+asks while another floods is next, and a host that opens 200 connections
+has one turn among the hosts.  The other lines go to the recipient with the
+fewest lines waiting, served least recently, the newest first (a one-line
+answer just asked does not wait behind a crowd, on its own host either),
+but an answer that a newer one went before once goes before the newer
+ones, the oldest first
+(a 200-client crowd's third lines of `-help`, each a fresh short answer,
+kept a player of their host waiting 13 s when the newest always went
+first), and no long one waits for ever.
 
 It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
@@ -45,7 +49,7 @@ MAX_PER_RECIPIENT = 20  # lines waiting for one recipient
 MAX_PER_HOST = 60  # lines waiting for one host's recipients
 MAX_LINES = 1000  # lines waiting in all
 REFUSAL_TTL = 30.0  # seconds a refusal may wait
-HOSTS_REMEMBERED = 4096  # recipients whose host is remembered
+HOSTS_REMEMBERED = 4096  # recipients whose host is remembered (and whose last line, twice as many)
 DROPS_LOGGED_EVERY = 10.0  # seconds: messages dropped are logged together
 
 
@@ -64,6 +68,7 @@ class Message:
     queued: float  # time.monotonic() when queued
     on_sent: Callable[[], None] | None = None  # once its last line is written
     started: bool = False  # a line of it is out
+    passed: bool = False  # a newer answer as short went before it
 
 
 def _lines(messages: Iterable[Message]) -> int:
@@ -87,7 +92,7 @@ class Backlog:
         self.refusal_ttl = refusal_ttl
         self._waiting: dict[str, dict[str, deque[Message]]] = {}  # host -> recipient -> messages
         self._lines: Counter[str] = Counter()  # lines waiting, by recipient and by host
-        self._served: dict[str, int] = {}  # waiting recipients and hosts -> their last line
+        self._served: dict[str, int] = {}  # recipients and hosts -> their last line
         self._shortest = False  # this turn: the fewest lines waiting (else: served least recently)
         self._sent = 0  # lines sent
         self._hosts: dict[str, str] = {}  # recipient -> host, as last seen (locate)
@@ -212,7 +217,6 @@ class Backlog:
             self._lines[key] += lines
             if self._lines[key] <= 0:
                 del self._lines[key]
-                self._served.pop(key, None)
         if not self._lines[recipient]:
             self._waiting[host].pop(recipient, None)
         if not self._lines[host]:
@@ -251,7 +255,7 @@ class Backlog:
             if self._shortest:
                 host, recipient = min(
                     ((h, r) for h, recipients in self._waiting.items() for r in recipients),
-                    key=lambda hr: (self._lines[hr[1]], -self._waiting[hr[0]][hr[1]][-1].queued),
+                    key=lambda hr: self._shortest_key(*hr),
                 )
             else:
                 host = min(self._waiting, key=lambda h: self._served.get(h, 0))
@@ -263,13 +267,38 @@ class Backlog:
             self._remove(message)
         return None
 
+    def _shortest_key(self, host: str, recipient: str) -> tuple[int, int, bool, float]:
+        """The fewest lines first; of those, the recipient served least
+        recently; then the answers passed over (the oldest first), then the
+        newest."""
+        messages = self._waiting[host][recipient]
+        head = messages[0]
+        return (
+            self._lines[recipient],
+            self._served.get(recipient, 0),
+            not head.passed,
+            head.queued if head.passed else -messages[-1].queued,
+        )
+
     def pop(self, message: Message) -> str:
         """The next line of `message`, which goes out now."""
+        if self._shortest:  # the older answers as short that it goes before are passed over
+            lines = self._lines[message.recipient]
+            for recipients in self._waiting.values():
+                for recipient, messages in recipients.items():
+                    head = messages[0]
+                    if self._lines[recipient] == lines and head.queued < message.queued:
+                        head.passed = True
         line = message.lines.popleft()
         message.started = True
         self._sent += 1
         self._shortest = not self._shortest
         self._served[message.host] = self._served[message.recipient] = self._sent
+        if len(self._served) > 2 * HOSTS_REMEMBERED:  # the longest idle are forgotten
+            recent = sorted(self._served, key=self._served.__getitem__)[-HOSTS_REMEMBERED:]
+            self._served = {k: self._served[k] for k in recent} | {
+                k: self._served[k] for k in self._served if self._lines[k]
+            }
         if not message.lines:
             self._waiting[message.host][message.recipient].remove(message)
         self._count(message, -1)

@@ -93,6 +93,26 @@ def test_hosts_take_turns_and_short_answers_go_first_within_a_host() -> None:
         assert [outbox.take() for _ in range(2)].count("p") == 1
 
 
+def test_a_crowds_later_lines_do_not_keep_a_player_of_its_host_waiting() -> None:
+    """200 clients of one host ask `-help`: two lines of answer each at once,
+    the third a moment later (it reads the hill in a thread), each a fresh
+    one-line answer.  A player of the same host who asks meanwhile goes
+    within four lines (issue 33.3: when the newest short answer went first,
+    the crowd's third lines kept him waiting 13.5-18.5 s)."""
+    outbox = _outbox()
+    backlog = outbox.backlog
+    for i in range(200):
+        backlog.locate(f"crowd{i}", "10.0.0.2")
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} usage", f"c{i} warning"])
+    sent = [outbox.take() for _ in range(20)]
+    backlog.locate("player", "10.0.0.2")
+    backlog.add(Kind.ANSWER, "player", ["rank"])
+    for i in range(20):  # the crowd's third lines keep coming, one a line sent
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"])
+        sent.append(outbox.take())
+    assert "rank" in sent[20:24], sent[20:]
+
+
 def test_nobody_waits_for_ever_behind_short_answers() -> None:
     outbox = _outbox()
     outbox.backlog.locate("helped", "10.0.0.2")
