@@ -10,17 +10,17 @@ machine's connections, whatever their nicks and idents.  Answers and
 refusals wait alike, in their recipient's turn: neither starves the other.
 
 The turns alternate.  Every other line goes to the host served least
-recently, and within it to the recipient served least recently (those
-never served, or long ago, first, in the order they came), so a player who
-asks while another floods is next, and a host that opens 200 connections
-has one turn among the hosts.  The other lines go to the recipient with the
-fewest lines waiting, served least recently, the newest first (a one-line
-answer just asked does not wait behind a crowd, on its own host either),
-but an answer that a newer one went before once goes before the newer
-ones, the oldest first
-(a 200-client crowd's third lines of `-help`, each a fresh short answer,
-kept a player of their host waiting 13 s when the newest always went
-first), and no long one waits for ever.
+recently, and within it to the recipient served least recently; one that
+begins to wait counts as served before all those already waiting (in the
+order they came), so a player who asks while another floods is next, and
+a host that opens 200 connections has one turn among the hosts.  The other
+lines go to the recipient with the fewest lines waiting (of those, the one
+served least recently), the newest first, so a one-line answer just asked
+does not wait behind a crowd, on its own host either; but an answer that a
+newer one went before goes before newer ones, the oldest first (a
+200-client crowd's third lines of `-help`, each a fresh short answer, kept
+a player of their host waiting 13 s when the newest always went first).
+No long answer waits for ever.
 
 It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
@@ -49,7 +49,7 @@ MAX_PER_RECIPIENT = 20  # lines waiting for one recipient
 MAX_PER_HOST = 60  # lines waiting for one host's recipients
 MAX_LINES = 1000  # lines waiting in all
 REFUSAL_TTL = 30.0  # seconds a refusal may wait
-HOSTS_REMEMBERED = 4096  # recipients whose host is remembered (and whose last line, twice as many)
+HOSTS_REMEMBERED = 4096  # recipients whose host is remembered
 DROPS_LOGGED_EVERY = 10.0  # seconds: messages dropped are logged together
 
 
@@ -92,7 +92,7 @@ class Backlog:
         self.refusal_ttl = refusal_ttl
         self._waiting: dict[str, dict[str, deque[Message]]] = {}  # host -> recipient -> messages
         self._lines: Counter[str] = Counter()  # lines waiting, by recipient and by host
-        self._served: dict[str, int] = {}  # recipients and hosts -> their last line
+        self._served: dict[str, int] = {}  # waiting recipients and hosts -> their last line
         self._shortest = False  # this turn: the fewest lines waiting (else: served least recently)
         self._sent = 0  # lines sent
         self._hosts: dict[str, str] = {}  # recipient -> host, as last seen (locate)
@@ -217,6 +217,7 @@ class Backlog:
             self._lines[key] += lines
             if self._lines[key] <= 0:
                 del self._lines[key]
+                self._served.pop(key, None)
         if not self._lines[recipient]:
             self._waiting[host].pop(recipient, None)
         if not self._lines[host]:
@@ -294,11 +295,6 @@ class Backlog:
         self._sent += 1
         self._shortest = not self._shortest
         self._served[message.host] = self._served[message.recipient] = self._sent
-        if len(self._served) > 2 * HOSTS_REMEMBERED:  # the longest idle are forgotten
-            recent = sorted(self._served, key=self._served.__getitem__)[-HOSTS_REMEMBERED:]
-            self._served = {k: self._served[k] for k in recent} | {
-                k: self._served[k] for k in self._served if self._lines[k]
-            }
         if not message.lines:
             self._waiting[message.host][message.recipient].remove(message)
         self._count(message, -1)
