@@ -181,8 +181,9 @@ class IrcClient:
     ) -> None:
         """Queue `prefix + text` for `target`, in as many lines as it takes;
         `recipient` is whom it is for (the outbox takes turns between them;
-        default: the target), `refusal` marks an error or a limit (it goes
-        after answers, and is dropped if it waits too long), and `on_sent`
+        default: the target), `refusal` marks an error or a limit (it gives
+        way first when the outbox is full, and is dropped if it waits too
+        long), and `on_sent`
         is called once the last line is written to the server."""
         command = "NOTICE" if notice else "PRIVMSG"
         source = self.link.source or fallback_source(self.nick, self.settings.username)
