@@ -20,7 +20,9 @@ DATA ?= var
 # is clang 14: its wasm32 builtins).
 SETUP_PACKAGES := clang lld wasi-libc libclang-rt-14-dev-wasm32
 RUN_PACKAGES := inspircd
-TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver nodejs
+TEST_PACKAGES := ngircd inspircd anope chromium chromium-driver nodejs libltdl7
+# ircd-hybrid conflicts with ngircd as a package: unpacked into /opt instead
+TEST_UNPACKED := ircd-hybrid
 
 # The Lab's engine: the engine's core and its thin WebAssembly binding, a
 # reactor module (no entry point, no imports); not committed (.gitignore).
@@ -59,7 +61,7 @@ system-run:
 	@PACKAGES="$(RUN_PACKAGES)" sh scripts/debian-packages.sh
 
 system-test:
-	@PACKAGES="$(TEST_PACKAGES)" sh scripts/debian-packages.sh
+	@PACKAGES="$(TEST_PACKAGES)" UNPACK="$(TEST_UNPACKED)" sh scripts/debian-packages.sh
 
 # The local IRC server outlives the bot (players stay connected when the bot
 # restarts); `make stop-ircd` stops it (DATA: the data folder, default var).

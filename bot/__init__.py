@@ -1,5 +1,5 @@
 """The IRC bot: `app` puts it together; `client` (with `connection`,
-`registration`, `accounts`, `intake`, `outbox` with `backlog` and `turns`)
+`registration`, `accounts`, `intake`, `outbox` with `backlog`)
 is the IRC side; `commands/` the players' commands, one module each;
 `runner` plays their hill jobs from the request book and says the answers;
 `worker` the background work (`ladder`, `tournament`, `contests`,

@@ -1,32 +1,47 @@
-"""What the bot has yet to say, until bot.outbox sends it: messages waiting
-per recipient (the player answered, or a channel for announcements),
-recipients per host (where the player's commands come from: `locate`), in
-two tiers (answers, then refusals: a refusal's line after every
-ANSWERS_BEFORE_A_REFUSAL answer lines while one waits), whose turn is
-next (bot.turns), and what gives way when it is full.
+"""What the bot has yet to say, whose turn it is, and what gives way when it
+is full, until bot.outbox sends it.
+
+Messages wait per recipient (the player answered, or a channel for
+announcements) in the order they came, the bot's own queries about the
+recipient (a WHOIS to confirm an account) first: a player who makes the
+bot ask a lot pays for it with their own share.  Recipients wait per host
+(bot.identity.host_of, where their commands come from: `locate`): one
+machine's connections, whatever their nicks and idents.  Answers and
+refusals wait alike, in their recipient's turn: neither starves the other.
+
+The turns alternate.  Every other line goes to the host served least
+recently, and within it to the recipient served least recently; one that
+begins to wait counts as served before all those already waiting (in the
+order they came), so a player who asks while another floods is next, and
+a host that opens 200 connections has one turn among the hosts.  The other
+lines go to the recipient with the fewest lines waiting (of those, the one
+served least recently), the newest first, so a one-line answer just asked
+does not wait behind a crowd, on its own host either; but an answer that a
+newer one went before goes before newer ones, the oldest first (a
+200-client crowd's third lines of `-help`, each a fresh short answer, kept
+a player of their host waiting 13 s when the newest always went first).
+No long answer waits for ever.
 
 It is bounded per recipient, per host (but for the request book's stored
-answers: the hill's limits bound those) and in all; refusals make room
-first, then the longest queue's answers that can be asked again; what is
-dropped is logged once per interval.  A refusal that has waited
-`refusal_ttl` seconds is dropped ("try again in 26 s" ten minutes late
-helps no one).  The bot's own queries (a WHOIS to confirm a player's
-account) go first among the lines for the player they are about, in that
-player's turn: a player who makes the bot ask a lot pays for it with their
-own share.
+answers: the hill's limits bound those) and in all.  When full, refusals
+give way first (the recipient's own, their host's, then the oldest), then
+the longest queue: whoever has the most lines waiting, as many as the
+newcomer would have at least, drops their oldest answer not yet begun that
+can be asked again.  So a request just heard always finds room, even on a
+host whose crowd fills its share.  A refusal that has waited `refusal_ttl`
+seconds is dropped ("try again in 26 s" ten minutes late helps no one);
+what is dropped is logged once per interval.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
 import structlog
-
-from bot.turns import Queues, Turns, giving_way
 
 log = structlog.get_logger(__name__)
 
@@ -36,38 +51,28 @@ MAX_LINES = 1000  # lines waiting in all
 REFUSAL_TTL = 30.0  # seconds a refusal may wait
 HOSTS_REMEMBERED = 4096  # recipients whose host is remembered
 DROPS_LOGGED_EVERY = 10.0  # seconds: messages dropped are logged together
-SHORT_ANSWER = 2  # lines: what is a short answer
-# answers go before refusals, but never more than this many lines in a row
-# while a refusal waits: two players asking a little faster than the pace
-# starved every refusal (a late contest entry, a malformed program) for good
-ANSWERS_BEFORE_A_REFUSAL = 2
 
 
 class Kind(IntEnum):
-    """What a message is, in the order they go out for one recipient."""
-
     QUERY = 0  # the bot's own request to the server about the recipient
     ANSWER = 1  # the answer to a command, an announcement
-    REFUSAL = 2  # a command refused: errors, limits, "busy"
-
-
-TIERS = (Kind.ANSWER, Kind.REFUSAL)  # queries wait with the answers, before them
-
-
-def _tier(kind: Kind) -> Kind:
-    return Kind.REFUSAL if kind is Kind.REFUSAL else Kind.ANSWER
+    REFUSAL = 2  # a command refused (errors, limits, "busy"): gives way first
 
 
 @dataclass(eq=False)
 class Message:
     kind: Kind
     recipient: str
-    host: str  # whose turn it waits in (bot.identity.host_of, or the recipient's own)
+    host: str  # whose turn it waits in: "@" + bot.identity.host_of, or the recipient
     lines: deque[str]
     queued: float  # time.monotonic() when queued
     on_sent: Callable[[], None] | None = None  # once its last line is written
     started: bool = False  # a line of it is out
-    after: int = 0  # the lines sent before it came
+    passed: bool = False  # a newer answer as short went before it
+
+
+def _lines(messages: Iterable[Message]) -> int:
+    return sum(len(m.lines) for m in messages)
 
 
 class Backlog:
@@ -85,19 +90,18 @@ class Backlog:
         self.per_host = per_host
         self.total = total
         self.refusal_ttl = refusal_ttl
-        self._waiting: dict[Kind, Queues[Message]] = {tier: {} for tier in TIERS}
-        self._lines: Counter[str] = Counter()  # lines waiting, by recipient
-        self._host_lines: Counter[str] = Counter()  # lines waiting, by host
-        self.turns = Turns()
+        self._waiting: dict[str, dict[str, deque[Message]]] = {}  # host -> recipient -> messages
+        self._lines: Counter[str] = Counter()  # lines waiting, by recipient and by host
+        self._served: dict[str, int] = {}  # waiting recipients and hosts -> their last line
+        self._shortest = False  # this turn: the fewest lines waiting (else: served least recently)
         self._sent = 0  # lines sent
         self._hosts: dict[str, str] = {}  # recipient -> host, as last seen (locate)
         self._dropped: Counter[str] = Counter()  # messages dropped since last logged
         self._dropped_logged = -DROPS_LOGGED_EVERY
-        self._answers_in_a_row = 0  # answer lines sent since the last refusal's
         self.on_add: Callable[[], None] = lambda: None  # once a message is queued
 
     def __len__(self) -> int:
-        return self._lines.total()
+        return sum(self._lines[h] for h in self._waiting)
 
     # --- in --------------------------------------------------------------
 
@@ -118,13 +122,13 @@ class Backlog:
         on_sent: Callable[[], None] | None = None,
     ) -> bool:
         """Queue `lines` for `recipient`; False when there is no room."""
-        host = self._hosts.get(recipient) or f"{recipient} (no host known)"
+        # "@" + the host (no nick or channel begins so), or the recipient's own
+        host = "@" + (self._hosts.get(recipient) or recipient)
         message = Message(kind, recipient, host, deque(lines), time.monotonic(), on_sent)
-        message.after = self._sent
         if kind is not Kind.QUERY and not self._make_room(message):
             self._log_drop(kind)
             return False
-        messages = self._waiting[_tier(kind)].setdefault(host, {}).setdefault(recipient, deque())
+        messages = self._waiting.setdefault(host, {}).setdefault(recipient, deque())
         if kind is Kind.QUERY:
             messages.appendleft(message)
         else:
@@ -135,76 +139,89 @@ class Backlog:
 
     def _make_room(self, message: Message) -> bool:
         """Whether `message` fits, for its recipient, for their host (a
-        stored answer of the request book always does: the hill's limits
-        bound those) and in all.  For an answer, waiting refusals give way
-        (the recipient's own, their host's, then the oldest), then the
-        longest queue's answers that can be asked again (bot.turns)."""
+        stored answer of the request book always does) and in all; for an
+        answer, refusals give way, then the longest queue (`_give_way`)."""
         recipient, host, count = message.recipient, message.host, len(message.lines)
         host_bound = message.on_sent is None
-        if message.kind is Kind.ANSWER:
-            while self._lines[recipient] + count > self.per_recipient:
-                if not self._drop_refusal(recipient=recipient):
-                    break
-            wanted = self._lines[recipient] + count
-            while host_bound and self._host_lines[host] + count > self.per_host:
-                if not (self._drop_refusal(host=host) or self._give_way(wanted, recipient, host)):
-                    break
-            while len(self) + count > self.total:
-                if not (self._drop_refusal() or self._give_way(wanted, recipient)):
-                    break
-        return (
-            self._lines[recipient] + count <= self.per_recipient
-            and (not host_bound or self._host_lines[host] + count <= self.per_host)
-            and len(self) + count <= self.total
-        )
 
-    def _drop_refusal(self, *, recipient: str | None = None, host: str | None = None) -> bool:
-        """Drop the oldest waiting refusal of `recipient`, or of `host`, or
-        of all; False when there is none."""
-        heads = [
-            messages[0]
-            for h, recipients in self._waiting[Kind.REFUSAL].items()
-            if host is None or h == host
+        def fits() -> tuple[bool, bool, bool]:
+            return (
+                self._lines[recipient] + count <= self.per_recipient,
+                not host_bound or self._lines[host] + count <= self.per_host,
+                len(self) + count <= self.total,
+            )
+
+        if message.kind is Kind.ANSWER:
+            while not fits()[0] and self._drop(self._refusals(recipient=recipient)):
+                pass
+            wanted = self._lines[recipient] + count
+            while not fits()[1] and (
+                self._drop(self._refusals(host=host)) or self._give_way(wanted, recipient, host)
+            ):
+                pass
+            while not fits()[2] and (
+                self._drop(self._refusals()) or self._give_way(wanted, recipient)
+            ):
+                pass
+        return all(fits())
+
+    def _refusals(self, *, recipient: str | None = None, host: str | None = None) -> list[Message]:
+        """The refusals not begun of `recipient`, or of `host`, or of all."""
+        return [
+            m
+            for h, recipients in self._waiting.items()
+            if host in (None, h)
             for r, messages in recipients.items()
-            if recipient is None or r == recipient
+            if recipient in (None, r)
+            for m in messages
+            if m.kind is Kind.REFUSAL and not m.started
         ]
-        if not heads:
+
+    def _give_way(self, wanted: int, newcomer: str, host: str | None = None) -> bool:
+        """Drop the message that gives way to `newcomer`'s, who would have
+        `wanted` lines waiting: on `host` (else on the host with the most
+        lines), of the recipient with the most lines waiting, `wanted` at
+        least, the oldest not begun that can be asked again."""
+        if host is None and self._waiting:
+            host = max(self._waiting, key=lambda h: self._lines[h])
+        recipients = self._waiting.get(host or "", {})
+        candidates = [
+            (self._lines[r], -droppable[0].queued, droppable[0])
+            for r, messages in recipients.items()
+            if r != newcomer and self._lines[r] >= wanted
+            if (droppable := [m for m in messages if not m.started and m.on_sent is None])
+        ]
+        return self._drop([max(candidates, key=lambda c: c[:2])[2]] if candidates else [])
+
+    def _drop(self, messages: list[Message]) -> bool:
+        """Drop the oldest of `messages`, unsent; False when there is none."""
+        if not messages:
             return False
-        oldest = min(heads, key=lambda m: m.queued)
+        oldest = min(messages, key=lambda m: m.queued)
         self._remove(oldest)
         self._log_drop(oldest.kind)
         return True
 
-    def _give_way(self, wanted: int, recipient: str, host: str | None = None) -> bool:
-        """Drop an answer that gives way to `recipient`'s (bot.turns.giving_way)."""
-        found = giving_way(self._waiting[Kind.ANSWER], host, wanted, recipient)
-        if found is None:
-            return False
-        self._remove(found)
-        self._log_drop(found.kind)
-        return True
-
     def _remove(self, message: Message) -> None:
-        """Take a message out, unsent."""
-        tier = _tier(message.kind)
-        recipients = self._waiting[tier][message.host]
-        messages = recipients[message.recipient]
-        messages.remove(message)
+        """Take a message out."""
+        recipients = self._waiting[message.host]
+        recipients[message.recipient].remove(message)
         self._count(message, -len(message.lines))
         message.lines.clear()
-        if not messages:
-            del recipients[message.recipient]
-            if not recipients:
-                del self._waiting[tier][message.host]
 
     def _count(self, message: Message, lines: int) -> None:
+        """`lines` more (or fewer) wait for `message`'s recipient and host;
+        who has none left is no longer waiting."""
         recipient, host = message.recipient, message.host
-        for counter, key in ((self._lines, recipient), (self._host_lines, host)):
-            counter[key] += lines
-            if counter[key] <= 0:
-                del counter[key]
-        self.turns.update("to", recipient, bool(self._lines[recipient]))
-        self.turns.update("host", host, bool(self._host_lines[host]))
+        for key in (recipient, host):
+            self._lines[key] += lines
+            if self._lines[key] <= 0:
+                del self._lines[key]
+                self._served.pop(key, None)
+        if not self._lines[recipient]:
+            self._waiting[host].pop(recipient, None)
+        if not self._lines[host]:
+            self._waiting.pop(host, None)
 
     def _log_drop(self, kind: Kind | None = None) -> None:
         """Count a message dropped (None: none, only log what is counted if
@@ -225,7 +242,7 @@ class Backlog:
 
     def forget_queries(self) -> None:
         """The connection is gone: its requests mean nothing to the next one."""
-        for recipients in list(self._waiting[Kind.ANSWER].values()):
+        for recipients in list(self._waiting.values()):
             for messages in list(recipients.values()):
                 for query in [m for m in messages if m.kind is Kind.QUERY]:
                     self._remove(query)
@@ -233,54 +250,53 @@ class Backlog:
     # --- out -------------------------------------------------------------
 
     def next(self) -> Message | None:
-        """The message whose turn it is (bot.turns), stale refusals dropped
-        on the way; None when nothing waits."""
-        now = time.monotonic()
-        refusals_due = self._answers_in_a_row >= ANSWERS_BEFORE_A_REFUSAL
-        for tier in reversed(TIERS) if refusals_due else TIERS:
-            waiting = self._waiting[tier]
-            while waiting:
-                host, recipient = self.turns.next(waiting)
-                message = waiting[host][recipient][0]
-                if tier is Kind.REFUSAL and now - message.queued > self.refusal_ttl:
-                    self._remove(message)
-                    continue
+        """The message whose turn it is, stale refusals dropped on the way;
+        None when nothing waits."""
+        while self._waiting:
+            if self._shortest:
+                host, recipient = min(
+                    ((h, r) for h, recipients in self._waiting.items() for r in recipients),
+                    key=lambda hr: self._shortest_key(*hr),
+                )
+            else:
+                host = min(self._waiting, key=lambda h: self._served.get(h, 0))
+                recipient = min(self._waiting[host], key=lambda r: self._served.get(r, 0))
+            message = self._waiting[host][recipient][0]
+            stale = time.monotonic() - message.queued > self.refusal_ttl
+            if not (message.kind is Kind.REFUSAL and stale):
                 return message
+            self._remove(message)
         return None
 
-    def short(self, message: Message) -> bool:
-        """Whether `message` is a short answer that is no backlog's: its
-        recipient has a line or two waiting, none sent yet, and it was just
-        asked (a line at most went out since) or its host has nothing
-        else waiting."""
-        recipient, host = message.recipient, message.host
+    def _shortest_key(self, host: str, recipient: str) -> tuple[int, int, bool, float]:
+        """The fewest lines first; of those, the recipient served least
+        recently; then the answers passed over (the oldest first), then the
+        newest."""
+        messages = self._waiting[host][recipient]
+        head = messages[0]
         return (
-            message.kind is not Kind.REFUSAL
-            and self.turns.fresh(recipient)
-            and self._lines[recipient] <= SHORT_ANSWER
-            and (self._sent - message.after <= 1 or self._host_lines[host] <= SHORT_ANSWER)
+            self._lines[recipient],
+            self._served.get(recipient, 0),
+            not head.passed,
+            head.queued if head.passed else -messages[-1].queued,
         )
 
-    def shorts(self) -> list[Message]:
-        """The short answers (`short`) at the head of their recipient's queue."""
-        return [
-            messages[0]
-            for recipients in self._waiting[Kind.ANSWER].values()
-            for messages in recipients.values()
-            if self.short(messages[0])
-        ]
-
-    def pop(self, message: Message, *, jumped: bool = False) -> str:
-        """The next line of `message`, which goes out in its turn (or, if
-        `jumped`, before it)."""
+    def pop(self, message: Message) -> str:
+        """The next line of `message`, which goes out now."""
+        if self._shortest:  # the older answers as short that it goes before are passed over
+            lines = self._lines[message.recipient]
+            for recipients in self._waiting.values():
+                for recipient, messages in recipients.items():
+                    head = messages[0]
+                    if self._lines[recipient] == lines and head.queued < message.queued:
+                        head.passed = True
         line = message.lines.popleft()
         message.started = True
-        refusal = message.kind is Kind.REFUSAL
-        self._answers_in_a_row = 0 if refusal else self._answers_in_a_row + 1
-        self._count(message, -1)
-        if not message.lines:
-            self._remove(message)
-        self.turns.served(message.host, message.recipient, jumped=jumped)
         self._sent += 1
+        self._shortest = not self._shortest
+        self._served[message.host] = self._served[message.recipient] = self._sent
+        if not message.lines:
+            self._waiting[message.host][message.recipient].remove(message)
+        self._count(message, -1)
         self._log_drop()
         return line

@@ -6,8 +6,8 @@ connected, the nick), bot.registration (CAP and SASL), bot.accounts (other
 users' accounts where messages carry no account tag), bot.intake (which
 messages are commands, the per-connection gate, the sender's account) and
 bot.outbox (everything the bot says, paced as the server counts it, in
-bot.penalty; what waits, in bot.backlog, fair between hosts and
-recipients, in bot.turns).  Answers
+bot.penalty; what waits, in bot.backlog, in fair turns between hosts
+and recipients).  Answers
 wait in the outbox across disconnections and go out once the bot is back
 in its channels.
 """
@@ -185,8 +185,9 @@ class IrcClient:
     ) -> None:
         """Queue `prefix + text` for `target`, in as many lines as it takes;
         `recipient` is whom it is for (the outbox takes turns between them;
-        default: the target), `refusal` marks an error or a limit (it goes
-        after answers, and is dropped if it waits too long), and `on_sent`
+        default: the target), `refusal` marks an error or a limit (it gives
+        way first when the outbox is full, and is dropped if it waits too
+        long), and `on_sent`
         is called once the last line is written to the server."""
         command = "NOTICE" if notice else "PRIVMSG"
         source = self.link.source or fallback_source(self.nick, self.settings.username)

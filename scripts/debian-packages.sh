@@ -9,6 +9,27 @@ installed_version() {
     dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null |
         sed -n 's/^install ok installed //p'
 }
+# $UNPACK: packages that conflict with one of $PACKAGES (ircd-hybrid with
+# ngircd: both are "an ircd"), unpacked into /opt/NAME instead of installed
+# (their dependencies go in $PACKAGES), with their /usr/lib folders linked
+# where their programs look for them
+for package in ${UNPACK:-}; do
+    [ -d "/opt/$package" ] && continue
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "missing: /opt/$package (as root: apt-get download $package; dpkg-deb -x it there)" >&2
+        exit 1
+    fi
+    echo "unpacking Debian package $package into /opt/$package"
+    apt-get update -qq
+    scratch=$(mktemp -d) && chmod 755 "$scratch"  # apt downloads as _apt
+    (cd "$scratch" && apt-get download -qq "$package")
+    dpkg-deb -x "$scratch"/*.deb "/opt/$package.new"
+    rm -rf "$scratch"
+    for folder in "/opt/$package.new/usr/lib/"*; do
+        [ -e "/usr/lib/${folder##*/}" ] || ln -s "/opt/$package/usr/lib/${folder##*/}" /usr/lib/
+    done
+    mv "/opt/$package.new" "/opt/$package"
+done
 missing=""
 for package in $PACKAGES; do
     [ -n "$(installed_version "$package")" ] || missing="$missing $package"

@@ -411,7 +411,7 @@ def test_a_flood_from_someone_out_of_sight_costs_one_whois(untagged: Inspircd, t
                 waits.append((asyncio.get_running_loop().time() - started, backlog.sent - lines))
                 await asyncio.sleep(1)
             print("probes during the flood:", ", ".join(f"{s:.2f} s/{n} lines" for s, n in waits))
-            # answers go before refusals, but a refusal waits two answer lines at most
+            # answers and refusals wait alike, in the flooder's own turn
             await flooder.reply(nick, "submissions recently", timeout=25)
             for _ in range(3):
                 await flooder.reply(nick, "New program mallory.w", timeout=25)

@@ -14,7 +14,7 @@ from structlog.testing import capture_logs
 
 import bot.backlog as backlog_module
 from bot.backlog import Backlog, Kind
-from bot.outbox import RESERVE, Outbox
+from bot.outbox import Outbox
 from bot.penalty import PenaltyMeter
 from bot.text import plain
 from bot.throttle import CommandGate
@@ -27,25 +27,22 @@ def _outbox(**limits: Any) -> Outbox:
 def _drain(outbox: Outbox) -> list[str]:
     lines = []
     while (taken := outbox.take()) is not None:
-        lines.append(taken[0])
+        lines.append(taken)
     return lines
 
 
-def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
+def test_recipients_take_turns_and_answers_and_refusals_wait_alike() -> None:
     outbox = _outbox()
-    for i in range(3):
+    for i in range(2):
         outbox.backlog.add(Kind.REFUSAL, "flooder", [f"flooder refusal {i}"])
-    for i in range(3):
         outbox.backlog.add(Kind.ANSWER, "flooder", [f"flooder answer {i}"])
     outbox.backlog.add(Kind.ANSWER, "prober", ["prober answer"])
     assert _drain(outbox) == [
-        "flooder answer 0",
+        "flooder refusal 0",  # the first to come
         "prober answer",  # after one line of the flooder's, not after all
-        "flooder refusal 0",  # two answer lines, then a refusal's: none starves
-        "flooder answer 1",
-        "flooder answer 2",
+        "flooder answer 0",  # then the flooder's, in the order they came
         "flooder refusal 1",
-        "flooder refusal 2",
+        "flooder answer 1",
     ]
     assert len(outbox) == 0
 
@@ -53,7 +50,7 @@ def test_recipients_take_turns_and_answers_go_before_refusals() -> None:
 def test_a_refusal_is_not_starved_by_answers_that_keep_coming() -> None:
     """Two players asking -rank a little faster than the pace starved every
     refusal of a third (a late contest entry, a malformed program) until it
-    was dropped after 30 s (issue 33.1): now it goes after two answer lines."""
+    was dropped after 30 s (issue 33.1): now it waits in carol's turn."""
     outbox = _outbox()
     outbox.backlog.add(Kind.REFUSAL, "carol", ["carol: contest spring closed"])
     sent = []
@@ -62,7 +59,7 @@ def test_a_refusal_is_not_starved_by_answers_that_keep_coming() -> None:
             outbox.backlog.add(Kind.ANSWER, who, [f"{who} rank {turn}"])
         taken = outbox.take()
         assert taken is not None
-        sent.append(taken[0])
+        sent.append(taken)
     assert "carol: contest spring closed" in sent[:3], sent
 
 
@@ -93,7 +90,27 @@ def test_hosts_take_turns_and_short_answers_go_first_within_a_host() -> None:
         assert outbox.take() is not None
         outbox.backlog.locate("prober", prober_host)
         outbox.backlog.add(Kind.ANSWER, "prober", ["p"])  # waiting behind 29 lines of the crowd
-        assert [outbox.take()[0] for _ in range(2)].count("p") == 1  # type: ignore[index]
+        assert [outbox.take() for _ in range(2)].count("p") == 1
+
+
+def test_a_crowds_later_lines_do_not_keep_a_player_of_its_host_waiting() -> None:
+    """200 clients of one host ask `-help`: two lines of answer each at once,
+    the third a moment later (it reads the hill in a thread), each a fresh
+    one-line answer.  A player of the same host who asks meanwhile goes
+    within four lines (issue 33.3: when the newest short answer went first,
+    the crowd's third lines kept him waiting 13.5-18.5 s)."""
+    outbox = _outbox()
+    backlog = outbox.backlog
+    for i in range(200):
+        backlog.locate(f"crowd{i}", "10.0.0.2")
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} usage", f"c{i} warning"])
+    sent = [outbox.take() for _ in range(20)]
+    backlog.locate("player", "10.0.0.2")
+    backlog.add(Kind.ANSWER, "player", ["rank"])
+    for i in range(20):  # the crowd's third lines keep coming, one a line sent
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"])
+        sent.append(outbox.take())
+    assert "rank" in sent[20:24], sent[20:]
 
 
 def test_nobody_waits_for_ever_behind_short_answers() -> None:
@@ -104,7 +121,7 @@ def test_nobody_waits_for_ever_behind_short_answers() -> None:
     for i in range(6):  # a one-line answer for someone else before every line
         outbox.backlog.locate("asker", "10.0.0.3")
         outbox.backlog.add(Kind.ANSWER, "asker", [f"a{i}"])
-        sent.append(outbox.take()[0])  # type: ignore[index]
+        sent.append(outbox.take())
     assert [line for line in sent if line.startswith("h")] == ["h0", "h1", "h2"]
 
 
@@ -124,71 +141,47 @@ def test_one_host_is_capped_and_its_longest_queue_gives_way() -> None:
     assert sorted(_drain(outbox)) == ["d", "e", "f", "p", "s", "x", "y", "z"]
 
 
-def _short_answer_wait(reserve: float, lines_before: int) -> tuple[float, int]:
-    """A crowd's backlog of 60 lines on one host goes out as InspIRCd's
-    count allows (1 a second, burst 4, on a simulated clock); a player on
-    another host asks after `lines_before` of them: the seconds their
-    one-line answer waits, and the crowd's lines sent meanwhile."""
+def _answer_wait(lines_before: int, host: str) -> tuple[float, int]:
+    """A crowd's backlog of 60 lines on one host goes out as the meter
+    allows (1 a second, burst 4, on a simulated clock); a player on `host`
+    asks after `lines_before` of them: the seconds their one-line answer
+    waits, and the crowd's lines sent meanwhile."""
     clock = [0.0]
     meter = PenaltyMeter(1.0, 4, clock=lambda: clock[0])
-    outbox = Outbox(meter, reserve=reserve)
+    outbox = Outbox(meter)
     for i in range(20):
         outbox.backlog.locate(f"crowd{i}", "10.0.0.2")
         outbox.backlog.add(Kind.ANSWER, f"crowd{i}", ["x", "y", "z"])
-    outbox.backlog.locate("prober", "10.0.0.3")
-    sent, asked = 0, None
+    outbox.backlog.locate("prober", host)
+    sent, asked = 0, 0.0
     while True:
-        if sent == lines_before and asked is None:
+        if sent == lines_before and not asked:
             outbox.backlog.add(Kind.ANSWER, "prober", ["rank"])
-            asked = clock[0]
-        choice = outbox.choose()
-        assert choice is not None
-        if meter.free(choice.need):
-            line, _ = outbox.pop(choice)
+            asked = clock[0] or 1e-9
+        message = outbox.backlog.next()
+        assert message is not None
+        if meter.free(meter.cost(message.lines[0])):
+            line = outbox.backlog.pop(message)
             meter.charge(line)
             if line == "rank":
-                return clock[0] - asked, sent - lines_before  # type: ignore[operator]
+                return clock[0] - asked, sent - lines_before
             sent += 1
         else:
             clock[0] += 0.05
 
 
-def test_a_backlog_leaves_room_for_a_short_answer_just_asked() -> None:
-    waits = [_short_answer_wait(RESERVE, before) for before in range(30)]
-    without = [_short_answer_wait(0, before) for before in range(30)]
-    assert all(crowd <= 1 for _, crowd in waits)  # its turn comes after one crowd line at most
-    worst = [max(seconds for seconds, _ in w) for w in (waits, without)]
-    mean = [sum(seconds for seconds, _ in w) / len(w) for w in (waits, without)]
-    assert worst[0] < worst[1] and mean[0] < mean[1]
-    print(
-        f"a one-line answer behind a backlog waits {mean[0]:.2f} s on average, "
-        f"{worst[0]:.2f} s at worst ({mean[1]:.2f} and {worst[1]:.2f} s without the reserve)"
-    )
-
-
-def _lines_in(seconds: float, reserve: float) -> int:
-    """Lines of a 600-line backlog sent in `seconds` (simulated) at 1 a second, burst 4."""
-    clock = [0.0]
-    meter = PenaltyMeter(1.0, 4, clock=lambda: clock[0])
-    outbox = Outbox(meter, reserve=reserve)
-    for i in range(600):
-        outbox.backlog.add(Kind.ANSWER, f"player{i % 40}", [f"line {i}"])
-    sent = 0
-    while clock[0] < seconds:
-        choice = outbox.choose()
-        assert choice is not None
-        if meter.free(choice.need):
-            meter.charge(outbox.pop(choice)[0])
-            sent += 1
-        else:
-            clock[0] += 0.01
-    return sent
-
-
-def test_the_reserve_costs_a_backlog_almost_nothing() -> None:
-    kept, none, whole = (_lines_in(50, reserve) for reserve in (RESERVE, 0, 1))
-    print(f"a backlog in 50 s: {kept} lines ({none} with no reserve, {whole} with a whole line)")
-    assert kept >= none - 2 and whole < kept
+def test_an_answer_just_asked_goes_before_a_backlog() -> None:
+    """On another host it is the next line out; on the crowd's host, after
+    one of the crowd's at most; so it waits a line's time (1/0.9 s at the
+    default pace), or two."""
+    for host, crowd_lines in (("10.0.0.3", 0), ("10.0.0.2", 1)):
+        waits = [_answer_wait(before, host) for before in range(1, 30)]
+        assert all(crowd <= crowd_lines for _, crowd in waits), waits
+        seconds = [s for s, _ in waits]
+        print(
+            f"a one-line answer from {host} behind a backlog on 10.0.0.2 waits "
+            f"{sum(seconds) / len(seconds):.2f} s on average, {max(seconds):.2f} s at worst"
+        )
 
 
 def test_drops_are_logged_once_an_interval_with_their_count(monkeypatch) -> None:

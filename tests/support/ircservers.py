@@ -1,10 +1,12 @@
 """Real IRC servers for the bot's tests, on free loopback ports: ngircd
-(through bot.ircd, as `--local-ircd` starts it) and InspIRCd 3, alone or
-linked to Anope 2.0 services for accounts (NickServ, SASL, account-tag)."""
+(through bot.ircd, as `--local-ircd` starts it), InspIRCd 3, alone or
+linked to Anope 2.0 services for accounts (NickServ, SASL, account-tag),
+and ircd-hybrid 8 (the family of the server Libera.Chat runs)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import time
@@ -215,6 +217,122 @@ def _start_anope(server: Inspircd, values: dict[str, object]) -> None:
         )
     synced = f"{SERVICES} (Services for IRC Networks) is done syncing"
     _wait(lambda: synced in out.read_text(errors="replace"), "Anope link", 30, out)
+
+
+# ircd-hybrid conflicts with ngircd as a Debian package (both are "an ircd"):
+# `make test` unpacks it into /opt/ircd-hybrid (scripts/debian-packages.sh)
+HYBRID_ROOT = Path("/opt/ircd-hybrid")
+HYBRID = HYBRID_ROOT / "usr/sbin/ircd-hybrid"
+
+# The bot (ident `bfjoust`, the default) is in hybrid's own default class:
+# 5 lines a second read, the rest wait in a receive queue of 2560 bytes,
+# and past that the client is cut off for "Excess Flood"; the players may
+# flood (`can_flood`).  Auth blocks: the first that matches wins.
+HYBRID_CONF = """\
+serverinfo {{ name = "hybrid.test.local"; description = "test server";
+    network_name = "TestNet"; hub = no; default_max_clients = 2000; max_nick_length = 30; }};
+admin {{ name = "test"; email = "<test@localhost>"; }};
+class {{ name = "bot"; ping_time = 120 seconds; number_per_ip_local = 1000;
+    number_per_ip_global = 1000; max_number = 1000; sendq = 1 megabyte; recvq = 2560 bytes; }};
+class {{ name = "players"; ping_time = 120 seconds; number_per_ip_local = 1000;
+    number_per_ip_global = 1000; max_number = 2000; number_per_cidr = 2000;
+    sendq = 1 megabyte; recvq = 1 megabyte; }};
+listen {{ host = "127.0.0.1"; port = {port}; }};
+auth {{ user = "*bfjoust@*"; class = "bot"; }};
+auth {{ user = "*@*"; class = "players"; flags = can_flood, exceed_limit, no_tilde; }};
+channel {{ max_channels = 50; default_join_flood_count = 1000; }};
+general {{ disable_auth = yes; throttle_count = 1000; throttle_time = 1 second;
+    anti_nick_flood = no; ping_cookie = no; invisible_on_connect = no; }};
+modules {{ path = "{modules}"; path = "{modules}/autoload"; }};
+log {{ use_logging = yes; file {{ type = user; name = "{directory}/user.log";
+    size = 10 megabytes; }}; }};
+"""
+
+
+@dataclass
+class Hybrid:
+    """ircd-hybrid on `port`; its log of connections and exits in `log`."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    directory: Path
+
+    @property
+    def log(self) -> str:
+        return "".join(
+            path.read_text(errors="replace")
+            for path in (self.directory / "user.log", self.directory / "ircd.log")
+            if path.exists()
+        )
+
+    def stop(self) -> None:
+        stop_process(self.process)
+
+
+def start_hybrid(directory: Path) -> Hybrid:
+    """ircd-hybrid on a free loopback port.  It refuses to run as root: it
+    runs in a user namespace of its own, where it is nobody (its files are
+    still root's to it)."""
+    if not HYBRID.exists():
+        pytest.fail(f"{HYBRID} is missing: `make system-test` unpacks it")
+    directory.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    config = directory / "ircd.conf"
+    modules = HYBRID_ROOT / "usr/lib/ircd-hybrid/modules"
+    config.write_text(HYBRID_CONF.format(port=port, modules=modules, directory=directory))
+    databases = ("kline", "dline", "xline", "resv")
+    files = {f"-{name}file": str(directory / f"{name}.db") for name in databases}
+    command = [
+        *(["unshare", "--user"] if os.geteuid() == 0 else []),
+        str(HYBRID),
+        "-foreground",
+        "-configfile", str(config),
+        "-pidfile", str(directory / "ircd.pid"),
+        "-logfile", str(directory / "ircd.log"),
+        *(item for pair in files.items() for item in pair),
+    ]  # fmt: skip
+    out = directory / "hybrid.out"
+    with open(out, "wb") as log:
+        process = subprocess.Popen(
+            command, cwd=directory, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        )
+    server = Hybrid(process, port, directory)
+    try:
+        _wait(lambda: listening("127.0.0.1", port), "ircd-hybrid start", 15, out)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+@dataclass
+class Network:
+    """A server the bot's pacing is tried on: the bot's port, the players'
+    port (the same one but on InspIRCd, whose bot's class is strict), what
+    its log says, and how to stop it."""
+
+    name: str
+    port: int
+    player_port: int
+    log: Callable[[], str]
+    stop: Callable[[], None]
+
+
+NETWORKS = ("inspircd", "ngircd", "hybrid")
+
+
+def start_network(name: str, directory: Path, **inspircd: int) -> Network:
+    """One of NETWORKS; `inspircd`: the bot's class there (start_inspircd)."""
+    if name == "inspircd":
+        server = start_inspircd(directory, services=False, **inspircd)  # type: ignore[arg-type]
+        log = server.directory / "inspircd.log"
+        return Network(name, server.port, server.player_port, log.read_text, server.stop)
+    if name == "ngircd":
+        ngircd = start_ngircd(directory, free_port(), ["#bfjoust", "#hill-news"])
+        log = ngircd.directory / "ngircd.log"
+        return Network(name, ngircd.port, ngircd.port, log.read_text, ngircd.stop)
+    hybrid = start_hybrid(directory)
+    return Network(name, hybrid.port, hybrid.port, lambda: hybrid.log, hybrid.stop)
 
 
 @pytest.fixture(scope="module")
