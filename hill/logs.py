@@ -125,7 +125,7 @@ class Trouble:
         self.away_since: float | None = None  # seemed over, not said yet
 
     def struck(self, why: str) -> None:
-        """A try failed for `why` (e.g. hill.errors.DISK_FULL)."""
+        """A try failed for `why` (e.g. hill.errors.DiskFull.trouble)."""
         self.failed += 1
         now = self.clock()
         recent = now - self.said < self.every

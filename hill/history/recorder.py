@@ -7,6 +7,8 @@ the database did not get to (from their `Hill-Event` trailers), and commits
 every change after the last one the repository records, reading those
 states from the database.  It never starts the history over: a history
 that disagrees with the database is kept under a ref and reported.
+Both raise git's and the OS's failures as StorageError (hill.errors,
+through repository.storage_errors); the database's the store translates.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select, update
 
-from hill.history.repository import Commit, HillRepository
+from hill.history.repository import Commit, HillRepository, storage_errors
 from hill.rules import contests, names
 from hill.rules.changes import commit_message
 from hill.rules.events import CONTEST_PUBLICATIONS, EventKind
@@ -61,6 +63,7 @@ class HistoryRecorder:
         self.queries = queries
         self.db = db
 
+    @storage_errors()
     def record(self, change: Change) -> None:
         """Commit a change just stored: only the files it touches, when the
         repository holds the change before it (else catch up from the database)."""
@@ -85,6 +88,7 @@ class HistoryRecorder:
         self.repository.push()
         self.repository.pack()
 
+    @storage_errors()
     def catch_up(self) -> int:
         """Bring the repository in line with the database; returns how many
         changes were committed.

@@ -19,6 +19,11 @@ finishes its job and stops.
 
 Only the hill's writer opens the repository, under the hill's lock: any git
 lock file it finds was left by a process that was killed, and goes.
+
+git's and the OS's failures leave the history as the project's own
+StorageError (hill.errors: the disk full, an I/O error, git failing),
+translated once by `storage_errors` at the history's entry points: the
+repository's opening and the recorder's `record` and `catch_up`.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from pathlib import Path
 
 import git
 
+from hill.errors import HistoryUnavailable, as_storage_error
 from hill.faults import crash_point
 
 log = logging.getLogger(__name__)
@@ -73,7 +79,8 @@ class HillRepository:
         self.branch = branch
         self.remote = remote
         self._packing: subprocess.Popen[bytes] | None = None
-        self._open()
+        with storage_errors():
+            self._open()
 
     @property
     def repo(self) -> git.Repo:
@@ -282,6 +289,24 @@ class HillRepository:
                 start_new_session=True,
             )
         return status, bytes(out).decode(errors="replace")
+
+
+@contextlib.contextmanager
+def storage_errors() -> Iterator[None]:
+    """git's and the OS's failures within as StorageError (hill.errors):
+    DiskFull, DiskFailing, or else HistoryUnavailable, the original its cause."""
+    try:
+        yield
+    except (git.GitCommandError, OSError) as error:
+        raise as_storage_error(error) or HistoryUnavailable(_complaint(error)) from error
+
+
+def _complaint(error: git.GitCommandError | OSError) -> str:
+    """What git (its stderr) or the OS said."""
+    if isinstance(error, git.GitCommandError):
+        said = str(error.stderr).strip().removeprefix("stderr:").strip().strip("'").strip()
+        return said or f"exit status {error.status}"
+    return str(error)
 
 
 @contextlib.contextmanager

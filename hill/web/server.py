@@ -28,7 +28,7 @@ from aiohttp.typedefs import Handler
 from aiohttp.web_protocol import RequestPayloadError
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.errors import BadRequest, Busy, NotFound, storage_trouble
+from hill.errors import BadRequest, Busy, NotFound, StorageError
 from hill.layout import DataFolder
 from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
@@ -124,15 +124,14 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
             raise
         message = "no such page" if error.status == 404 else error.reason
         return error_page(request, error.status, message)
-    except Exception as error:
-        trouble = storage_trouble(error)  # the disk full, say: one log line per interval
-        if trouble is None:
-            log.exception("error serving %s", request.path_qs)
-            return error_page(request, 500, "something went wrong on the hill's side")
-        STORAGE.struck(trouble)
-        response = error_page(request, 503, f"{trouble}: try again in a few minutes")
+    except StorageError as error:  # the disk full, say: one log line per interval
+        STORAGE.struck(error.trouble)
+        response = error_page(request, 503, f"{error.trouble}: try again in a few minutes")
         response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
         return response
+    except Exception:
+        log.exception("error serving %s", request.path_qs)
+        return error_page(request, 500, "something went wrong on the hill's side")
 
 
 async def security_headers(_request: web.Request, response: web.StreamResponse) -> None:

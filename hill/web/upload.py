@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull, storage_trouble
+from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull, StorageError
 from hill.logs import Trouble
 from hill.rules.events import iso_utc
 from hill.rules.programs import check_program
@@ -147,12 +147,10 @@ async def upload(request: web.Request) -> web.Response:
     except QueueFull:
         busy = "the hill is busy: the queue is full; try again in a minute"
         return _page(request, state, 503, error=busy, code=_text(code))
-    except Exception as error:
-        trouble = storage_trouble(error)  # the disk full, say: the link is not used up
-        if trouble is None:
-            raise
-        uploads.trouble.struck(trouble)
-        told = f"{trouble}: nothing was recorded and the link still works; send it again later"
+    except StorageError as error:  # the disk full, say: the link is not used up
+        uploads.trouble.struck(error.trouble)
+        kept = "nothing was recorded and the link still works; send it again later"
+        told = f"{error.trouble}: {kept}"
         return _page(request, state, 503, error=told, code=_text(code))
     uploads.trouble.cleared()
     raise web.HTTPSeeOther(request.path)
