@@ -1,9 +1,21 @@
-"""Logging of the long-running commands (`bfjoust bot`, `bfjoust web`):
-structured lines with UTC timestamps on stderr, for our records and the
-libraries' (standard logging) records alike, and in files of the data
-folder (logs/bot.log, logs/web.log, the web's requests apart in
-logs/access.log), rotated; `Trouble`, a lasting trouble said once per
-interval rather than a traceback a try."""
+"""Logging, configured here alone: the project logs with structlog
+(`structlog.get_logger(__name__)` in each module), and structlog writes
+through the standard logging, as the libraries do (aiohttp, Dask, Alembic:
+this module quiets them where they narrate), so one set of handlers takes
+every line.
+
+- Before `configure_logging` (a command line, a test), once this module is
+  imported: structlog's lines go through the standard logging unadorned,
+  so a warning reaches stderr as Python's own last-resort handler says it
+  and nothing reaches stdout (a command's output, the web child's pipe).
+- `configure_logging`, for the long-running commands (`bfjoust bot`,
+  `bfjoust web`): structured lines with UTC timestamps on stderr, and in
+  files of the data folder (logs/bot.log, logs/web.log, the web's requests
+  apart in logs/access.log, written by aiohttp's access logger that
+  hill.web.requestlog extends), rotated.
+- `quiet`: a library's logger quieted once the library set its own up.
+- `Trouble`: a lasting trouble said once per interval rather than a
+  traceback a try, the one throttle for repeated lines."""
 
 from __future__ import annotations
 
@@ -93,6 +105,32 @@ def configure_logging(
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def quiet(name: str, level: int = logging.CRITICAL) -> None:
+    """The library logger `name` says only what is `level` or worse (called
+    after the library set its logging up, which may reset it)."""
+    logging.getLogger(name).setLevel(level)
+
+
+def _through_standard_logging() -> None:
+    """structlog's lines through the standard logging, each the event and
+    its values on one line, until configure_logging says more."""
+    structlog.configure(
+        processors=[structlog.stdlib.filter_by_level, _one_line],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+    )
+
+
+_ONE_LINE = structlog.dev.ConsoleRenderer(colors=False, pad_event_to=0)
+
+
+def _one_line(logger: object, method: str, event: structlog.typing.EventDict) -> dict[str, object]:
+    """The standard logging's arguments: the line, and the traceback left
+    to the standard logging to print."""
+    exc_info = event.pop("exc_info", None)
+    return {"msg": _ONE_LINE(logger, method, event), "exc_info": exc_info}
+
+
 class Trouble:
     """A trouble that lasts (the disk full, say) and that a worker meets at
     every try: one log line when it begins, one at most every `every`
@@ -159,3 +197,6 @@ class Trouble:
 
 
 _log = structlog.get_logger("hill.trouble")
+
+if not structlog.is_configured():
+    _through_standard_logging()

@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
-import logging
 import os
 import re
 import shutil
@@ -42,11 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import git
+import structlog
 
 from hill.errors import HistoryUnavailable, as_storage_error
 from hill.faults import crash_point
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 TRAILER = re.compile(r"^Hill-Event: (\d+)$", re.MULTILINE)
 COMMITTER = ("BF Joust hill", "hill@bfjoust.invalid")
@@ -96,11 +96,8 @@ class HillRepository:
             except (git.GitCommandError, OSError, ValueError) as error:
                 aside = self._aside("broken")
                 log.error(
-                    "hill repository %s is unusable (%s); moved to %s and rebuilt from the "
-                    "database",
-                    self.path,
-                    str(error).strip(),
-                    aside,
+                    f"hill repository {self.path} is unusable ({str(error).strip()}); "
+                    f"moved to {aside} and rebuilt from the database"
                 )
         # (not through _git: git init would write GIT_WORK_TREE into the config)
         with _stops_held():
@@ -117,7 +114,7 @@ class HillRepository:
         if not (git_dir / "HEAD").is_file():
             raise ValueError("no .git/HEAD: not a git repository")
         for lock in _lock_files(git_dir):
-            log.warning("removing %s, left by a process that was killed", lock)
+            log.warning(f"removing {lock}, left by a process that was killed")
             lock.unlink()
         if self.head() is not None:
             self._git("reset", "--hard", "--quiet")
@@ -229,7 +226,7 @@ class HillRepository:
         try:
             self._git("push", "--quiet", self.remote, f"HEAD:refs/heads/{self.branch}")
         except git.GitCommandError as error:
-            log.error("pushing the hill repository to %s failed: %s", self.remote, error)
+            log.error(f"pushing the hill repository to {self.remote} failed: {error}")
 
     def pack(self) -> None:
         """Once LOOSE_LIMIT loose objects have gathered, repack the history
@@ -242,7 +239,7 @@ class HillRepository:
                 return
             if self._packing.returncode != 0:
                 errors = (self.path / ".git" / PACKING).read_text(errors="replace")
-                log.warning("repacking the hill repository failed: %s", errors.strip()[-300:])
+                log.warning(f"repacking the hill repository failed: {errors.strip()[-300:]}")
             self._packing = None
         status, counted = self._ask("count-objects")  # "N objects, M kilobytes"
         if status != 0 or int(counted.split()[0]) < LOOSE_LIMIT:

@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import resource
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 RESERVE = 256  # descriptors kept for the hill: SQLite, git's pipes, the lock, the logs
 SUMMARY_SECONDS = 60.0
@@ -123,12 +123,9 @@ class ConnectionGuard:
         """One line: what the limit cost since the last one."""
         if self.closed_idle or self.refused:
             log.warning(
-                "web connections at the limit of %d: %d idle or half-sent ones closed"
-                " to make room, %d refused (all busy) in the last %d s",
-                self.limit,
-                self.closed_idle,
-                self.refused,
-                SUMMARY_SECONDS,
+                f"web connections at the limit of {self.limit}: {self.closed_idle} idle or "
+                f"half-sent ones closed to make room, {self.refused} refused (all busy) "
+                f"in the last {SUMMARY_SECONDS} s"
             )
             self.closed_idle = self.refused = 0
 

@@ -18,10 +18,10 @@ process of its own for the bot.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 from typing import Any
 
+import structlog
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler
@@ -62,7 +62,7 @@ from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
 from hill.web.views import BUILDS, TRACES, json_response, routes
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 # Everything from this origin only; no inline script or style, so that
 # nothing a player submits can ever run in a reader's browser (WebAssembly
@@ -130,7 +130,7 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
         return response
     except Exception:
-        log.exception("error serving %s", request.path_qs)
+        log.exception(f"error serving {request.path_qs}")
         return error_page(request, 500, "something went wrong on the hill's side")
 
 
@@ -241,7 +241,7 @@ async def start_web(
     except BaseException:
         await runner.cleanup()
         raise
-    log.info("web report on %s (at most %d connections)", settings.url, guard.limit)
+    log.info(f"web report on {settings.url} (at most {guard.limit} connections)")
     return Serving(runner, listening, guard)
 
 
