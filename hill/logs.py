@@ -14,8 +14,9 @@ every line.
   apart in logs/access.log, written by aiohttp's access logger that
   hill.web.requestlog extends), rotated.
 - `quiet`: a library's logger quieted once the library set its own up.
-- `Trouble`: a lasting trouble said once per interval rather than a
-  traceback a try, the one throttle for repeated lines."""
+- `Throttle`, the one throttle for repeated lines (each kind once per
+  interval, with the count of those left out), and `Trouble` on it: a
+  lasting trouble said once per interval rather than a traceback a try."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ import logging
 import logging.handlers
 import sys
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Hashable
 from pathlib import Path
 
 import structlog
@@ -131,6 +133,32 @@ def _one_line(logger: object, method: str, event: structlog.typing.EventDict) ->
     return {"msg": _ONE_LINE(logger, method, event), "exc_info": exc_info}
 
 
+class Throttle:
+    """The one throttle for repeated log lines: each kind of line at most
+    once per `every` seconds, with how many were left out meanwhile."""
+
+    def __init__(self, every: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self.clock = clock
+        self._said: dict[Hashable, float] = {}  # kind: clock() of its last line
+        self._left_out: Counter[Hashable] = Counter()
+
+    def due(self, kind: Hashable) -> int | None:
+        """None while a line of `kind` was said within `every` (this one is
+        left out, and counted); else how many were left out since the last,
+        and this one is said now."""
+        now = self.clock()
+        if now - self._said.get(kind, now - self.every) < self.every:
+            self._left_out[kind] += 1
+            return None
+        self._said[kind] = now
+        return self._left_out.pop(kind, 0)
+
+    def said(self, kind: Hashable) -> None:
+        """A line of `kind` was said now, another way (which starts its interval)."""
+        self._said[kind] = self.clock()
+
+
 class Trouble:
     """A trouble that lasts (the disk full, say) and that a worker meets at
     every try: one log line when it begins, one at most every `every`
@@ -150,12 +178,11 @@ class Trouble:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.what = what  # whose trouble: "the request runner", "git", ...
-        self.every = every
         self.settle = settle
         self.clock = clock
+        self.lines = Throttle(every, clock)  # by trouble: its "waits" and "goes on"
         self.why: str | None = None  # while it lasts
         self.last: str | None = None  # the last trouble said, over or not
-        self.said = -every  # clock() of the last line
         self.since = 0.0  # clock() it began
         self.failed = 0  # tries failed since the last line
         self.comebacks = 0  # times it came back since the last line
@@ -165,22 +192,19 @@ class Trouble:
     def struck(self, why: str) -> None:
         """A try failed for `why` (e.g. hill.errors.DiskFull.trouble)."""
         self.failed += 1
-        now = self.clock()
-        recent = now - self.said < self.every
-        if why == self.why and recent:
-            return
         back = self.why is None and why == self.last
-        if back and recent:  # it came back soon after its last line: said already
-            self.why, self.away_since = why, None
-            self.comebacks += 1
-            self.flapping = True
+        if self.lines.due(why) is None:  # said within `every` already
+            if back:  # it came back soon after it seemed over: the same trouble
+                self.comebacks += 1
+                self.flapping = True
+            self.why, self.last, self.away_since = why, why, None
             return
         came_back = {"came_back": self.comebacks} if self.comebacks else {}
         _log.error(f"{self.what} waits: {why}", failed=self.failed, **came_back)
         if why != self.why and not (back and self.flapping):
-            self.since = now
+            self.since = self.clock()
         self.why = self.last = why
-        self.said, self.failed, self.comebacks, self.away_since = now, 0, 0, None
+        self.failed, self.comebacks, self.away_since = 0, 0, None
 
     def cleared(self) -> None:
         """A try went through: the trouble is over (said at once the first
@@ -193,7 +217,8 @@ class Trouble:
         ):
             waited = self.away_since - self.since
             _log.info(f"{self.what} goes on after {waited:.0f} s: {self.last} no longer")
-            self.said, self.away_since, self.comebacks, self.flapping = now, None, 0, False
+            self.lines.said(self.last)
+            self.away_since, self.comebacks, self.flapping = None, 0, False
 
 
 _log = structlog.get_logger("hill.trouble")

@@ -32,6 +32,8 @@ import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from hill.logs import Throttle
+
 log = structlog.get_logger(__name__)
 
 RESERVE = 256  # descriptors kept for the hill: SQLite, git's pipes, the lock, the logs
@@ -132,23 +134,18 @@ class ConnectionGuard:
 
 class OncePerInterval:
     """An event loop's exception handler that logs each kind of error (its
-    message) at most once per `interval` seconds, then how many it left out."""
+    message) at most once per `interval` seconds, then how many it left out
+    (hill.logs.Throttle)."""
 
     def __init__(self, interval: float = SUMMARY_SECONDS) -> None:
-        self.interval = interval
-        self._last: dict[str, float] = {}
-        self._left_out: Counter[str] = Counter()
+        self.lines = Throttle(interval)
 
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         message = str(context.get("message", "error"))
         exception = context.get("exception")
-        kind = f"{message} {type(exception).__name__ if exception else ''}"
-        now = time.monotonic()
-        if now - self._last.get(kind, -self.interval) < self.interval:
-            self._left_out[kind] += 1
+        left_out = self.lines.due(f"{message} {type(exception).__name__ if exception else ''}")
+        if left_out is None:
             return
-        self._last[kind] = now
-        left_out = self._left_out.pop(kind, 0)
         if left_out:
             context = {**context, "message": f"{message} ({left_out} more since the last)"}
         loop.default_exception_handler(context)
