@@ -7,7 +7,7 @@ from __future__ import annotations
 from structlog.testing import capture_logs
 
 from hill.errors import DiskFull
-from hill.logs import Trouble
+from hill.logs import Throttle, Trouble
 
 FULL = DiskFull.trouble
 
@@ -63,3 +63,24 @@ def test_a_trouble_that_lasts_says_one_line_every_ten_minutes_then_its_end() -> 
         f"git goes on after 1300 s: {FULL} no longer"
     ]
     assert [entry["failed"] for entry in logs[:3]] == [1, 600, 600]
+
+
+def test_the_throttle_says_each_kind_once_an_interval_with_the_count_left_out() -> None:
+    clock = Clock()
+    throttle = Throttle(60.0, clock=clock)
+    said = []
+    for second in range(150):  # a handshake fails every second, an accept every other
+        kinds = ("accept failed", "handshake") if second % 2 == 0 else ("handshake",)
+        for kind in kinds:
+            left_out = throttle.due(kind)
+            if left_out is not None:
+                said.append((second, kind, left_out))
+        clock.now += 1
+    assert said == [
+        (0, "accept failed", 0),
+        (0, "handshake", 0),
+        (60, "accept failed", 29),
+        (60, "handshake", 59),
+        (120, "accept failed", 29),
+        (120, "handshake", 59),
+    ]
