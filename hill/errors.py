@@ -8,6 +8,7 @@ brackets):
     │   ├── BadName             a program or owner name the hill does not accept
     │   ├── NoInstruction       a program that runs no instruction at all (a typo, most likely)
     │   ├── NotReady            a database readers cannot read yet (missing, older, newer)
+    │   ├── CopyError           a copy of the history (backup, restore, rebuild) failed: git's words
     │   └── Kept                a request kept in memory until the storage takes it
     ├── ParseError [ValueError] a malformed program: what is wrong, and where
     ├── ConfigError [ValueError] a bad configuration: the file and the key
@@ -77,6 +78,11 @@ class NotReady(HillError):
     def __init__(self, message: str, *, upgradable: bool = True) -> None:
         super().__init__(message)
         self.upgradable = upgradable
+
+
+class CopyError(HillError):
+    """A git command of a copy of the history (a backup, a restore, a
+    rebuild) failed, or what it read is not a hill's; the message is git's."""
 
 
 class ParseError(Error, ValueError):
