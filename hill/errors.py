@@ -191,12 +191,15 @@ class Kept(HillError):
 class StorageError(Error):
     """The hill's storage failed, not the request (nothing of it was
     recorded, or what was stands): `trouble` says it in one line, the
-    message adds what SQLite, git or the OS said."""
+    message adds the first line of what SQLite, git or the OS said
+    (`detail`; the error they raised is the cause)."""
 
     trouble = "the hill's storage failed"
 
     def __init__(self, detail: str = "") -> None:
-        super().__init__(f"{self.trouble} ({detail})" if detail else self.trouble)
+        said = _first_line(detail) if detail else ""
+        told = f"{self.trouble} ({said})" if said and said not in self.trouble else self.trouble
+        super().__init__(told)
         self.detail = detail
 
 
