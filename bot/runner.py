@@ -15,7 +15,7 @@ not delivered, then plays the requests still open, in order (one cut off
 mid-play is played again: its hill change never committed).  Each of those
 answers says what happened, so nobody is left wondering.
 
-Nothing heard is lost when the storage fails (hill.errors.storage_trouble:
+Nothing heard is lost when the storage fails (hill.errors.StorageError:
 the disk full, the database locked too long): a request that cannot be
 recorded is kept in memory, in order, its player told why (Kept), and
 recorded as soon as it can be; one that cannot be played waits in the book,
@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 import structlog
 
 from hill.config import Settings
-from hill.errors import HillError, Kept, QueueFull, Stopped, storage_trouble
+from hill.errors import HillError, Kept, QueueFull, Stopped, StorageError
 from hill.faults import crash_point
 from hill.logs import Trouble
 from hill.rules.requests import FINISHED, Outcome, RequestState, answer_text
@@ -139,10 +139,8 @@ class Runner:
                 request = await self.in_turn(
                     self.book.add, limit=self.settings.irc.queue_size, **fields
                 )
-            except Exception as error:
-                trouble = storage_trouble(error)
-                if trouble is None:
-                    raise
+            except StorageError as error:
+                trouble = error.trouble
                 self.trouble.struck(trouble)
             else:
                 self.wakeup.set()
@@ -189,11 +187,10 @@ class Runner:
             except Stopped:  # the bot stops: no more turns
                 return
             except Exception as error:  # e.g. the disk is full: keep trying, do not stop
-                trouble = storage_trouble(error)
-                if trouble is None:
-                    log.exception("the request runner failed; trying again")
+                if isinstance(error, StorageError):
+                    self.trouble.struck(error.trouble)
                 else:
-                    self.trouble.struck(trouble)
+                    log.exception("the request runner failed; trying again")
                 self._rescan = True
                 await asyncio.sleep(RETRY_SECONDS)
 
@@ -234,10 +231,9 @@ class Runner:
             stored = await self.in_turn(self.book.get, request.id)
             if stored.state in FINISHED and stored.answer is not None:
                 return stored.answer  # its change was stored: what failed came after
-            trouble = storage_trouble(error)
-            if trouble is not None:  # not the request's fault: it waits for the storage
+            if isinstance(error, StorageError):  # not the request's fault: it waits for the storage
                 await self.in_turn(self.book.requeue, request.id)
-                self._tell_waiting(request, trouble)
+                self._tell_waiting(request, error.trouble)
                 raise
             log.exception("request failed", id=request.id)
             return await self.in_turn(
@@ -313,11 +309,8 @@ class Runner:
     async def _mark(self, request_id: int) -> None:
         try:
             await self.in_turn(self.book.mark_delivered, request_id)
-        except Exception as error:
-            trouble = storage_trouble(error)
-            if trouble is None:
-                raise
-            self.trouble.struck(trouble)
+        except StorageError as error:
+            self.trouble.struck(error.trouble)
             self._unmarked.append(request_id)  # marked later; never said twice
             self._retry_later(RETRY_SECONDS)
         else:

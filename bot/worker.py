@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from hill.errors import Stopped, storage_trouble
+from hill.errors import Stopped, StorageError
 from hill.logs import Trouble
 from hill.scheduler import Priority, Turns
 from hill.threads import Threads
@@ -87,11 +87,10 @@ class BackgroundWorker:
             except Stopped:
                 return
             except Exception as error:  # e.g. the disk is full: keep the bot up, try later
-                trouble = storage_trouble(error)
-                if trouble is None:
-                    log.exception(f"the {self.name} failed; trying again later")
+                if isinstance(error, StorageError):
+                    self.trouble.struck(error.trouble)
                 else:
-                    self.trouble.struck(trouble)
+                    log.exception(f"the {self.name} failed; trying again later")
                 self.failed(error)
                 await asyncio.sleep(self.retry_seconds)
             else:

@@ -8,6 +8,7 @@ brackets):
     │   ├── BadName             a program or owner name the hill does not accept
     │   ├── NoInstruction       a program that runs no instruction at all (a typo, most likely)
     │   ├── NotReady            a database readers cannot read yet (missing, older, newer)
+    │   ├── CopyError           a copy of the history (backup, restore, rebuild) failed: git's words
     │   └── Kept                a request kept in memory until the storage takes it
     ├── ParseError [ValueError] a malformed program: what is wrong, and where
     ├── ConfigError [ValueError] a bad configuration: the file and the key
@@ -17,6 +18,11 @@ brackets):
     ├── LedgerError [RuntimeError] a change the tournament ledger does not allow (a bug)
     ├── QueueFull               as many requests wait as may
     ├── LinkRefused             an upload link that takes no upload (unknown, used, expired)
+    ├── StorageError            the hill's storage failed, not the request; `trouble` says it
+    │   ├── DiskFull            no room left (no byte or no inode)
+    │   ├── DatabaseBusy        the database locked by another process longer than a write waits
+    │   ├── DiskFailing         the disk cannot be written (an I/O error)
+    │   └── HistoryUnavailable  git failed for another reason: the history cannot be written
     ├── web:
     │   ├── NotFound [LookupError] what a URL names does not exist
     │   ├── Busy                too much work under way: try again shortly (503)
@@ -33,9 +39,14 @@ brackets):
 Every message but LedgerError's is meant to be read by whoever asked
 (player, reader or operator), as it is.
 
-Errors that are not ours but the storage's (a full disk, a database locked
-too long, an I/O error), raised by SQLite, git or the OS, are told apart by
-`storage_trouble`, which says them in words.
+Failures that are not the request's but the storage's (a full disk, a
+database locked too long, an I/O error), which SQLite, git or the OS raise,
+are translated once, where those are called: the store's engines
+(hill.store.database.translate_errors, a SQLAlchemy event) and the
+history's git and files (hill.history.repository) raise a StorageError in
+their place (`as_storage_error` tells which one; the original is its
+cause).  Everyone above catches StorageError alone and says `error.trouble`
+(one line, for players and operators alike).
 """
 
 from __future__ import annotations
@@ -67,6 +78,11 @@ class NotReady(HillError):
     def __init__(self, message: str, *, upgradable: bool = True) -> None:
         super().__init__(message)
         self.upgradable = upgradable
+
+
+class CopyError(HillError):
+    """A git command of a copy of the history (a backup, a restore, a
+    rebuild) failed, or what it read is not a hill's; the message is git's."""
 
 
 class ParseError(Error, ValueError):
@@ -172,31 +188,81 @@ class Kept(HillError):
     it now): it is kept, and played once it can be; the message says so."""
 
 
-DISK_FULL = "the hill's disk is full"
-DATABASE_BUSY = "the hill's database is busy"
-DISK_FAILING = "the hill's disk cannot be written"
+class StorageError(Error):
+    """The hill's storage failed, not the request (nothing of it was
+    recorded, or what was stands): `trouble` says it in one line, the
+    message adds the first line of what SQLite, git or the OS said
+    (`detail`; the error they raised is the cause)."""
+
+    trouble = "the hill's storage failed"
+
+    def __init__(self, detail: str = "") -> None:
+        said = _first_line(detail) if detail else ""
+        told = f"{self.trouble} ({said})" if said and said not in self.trouble else self.trouble
+        super().__init__(told)
+        self.detail = detail
 
 
-def storage_trouble(error: BaseException | None) -> str | None:
-    """Why a write failed, in words for players and operators, when the
-    fault is the hill's storage (DISK_FULL, DATABASE_BUSY, DISK_FAILING),
-    not the request; None for any other error.  Looks through the chain of
-    causes: SQLAlchemy wraps sqlite3's error, git says it on stderr."""
+class DiskFull(StorageError):
+    """No room left on the hill's disk (no byte, or no inode)."""
+
+    trouble = "the hill's disk is full"
+
+
+class DatabaseBusy(StorageError):
+    """Another process held the database's lock longer than a write waits."""
+
+    trouble = "the hill's database is busy"
+
+
+class DiskFailing(StorageError):
+    """The disk cannot be written (an I/O error)."""
+
+    trouble = "the hill's disk cannot be written"
+
+
+class HistoryUnavailable(StorageError):
+    """git failed (not for room or the disk): the history cannot be written
+    now; `trouble` names git's first line of complaint."""
+
+    def __init__(self, detail: str) -> None:
+        self.trouble = f"the hill's history cannot be written ({_first_line(detail)})"
+        super().__init__(detail)
+
+
+def as_storage_error(error: BaseException) -> StorageError | None:
+    """The StorageError that `error`, raised by SQLite, git or the OS, is
+    (a full disk, a database busy, a failing disk), or None if it is none
+    of those.  Only the store and the history call this, where they call
+    SQLite, git and the OS; it looks through the chain of causes
+    (SQLAlchemy wraps sqlite3's error; git says it on stderr)."""
     seen: set[int] = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        name = str(getattr(error, "sqlite_errorname", ""))
-        told = f"{error} {getattr(error, 'stderr', '') or ''}"
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, StorageError):
+            return cause
+        name = str(getattr(cause, "sqlite_errorname", ""))
+        told = f"{cause} {getattr(cause, 'stderr', '') or ''}"
         if (
-            (isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT))
+            (isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT))
             or name == "SQLITE_FULL"
             or "No space left on device" in told
             or "database or disk is full" in told
         ):
-            return DISK_FULL
+            return DiskFull(_first_line(str(cause)))
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in told:
-            return DATABASE_BUSY
-        if name.startswith("SQLITE_IOERR") or "disk I/O error" in told:
-            return DISK_FAILING
-        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+            return DatabaseBusy(_first_line(str(cause)))
+        if (
+            (isinstance(cause, OSError) and cause.errno == errno.EIO)
+            or name.startswith("SQLITE_IOERR")
+            or "disk I/O error" in told
+        ):
+            return DiskFailing(_first_line(str(cause)))
+        cause = getattr(cause, "orig", None) or cause.__cause__ or cause.__context__
     return None
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0][:200] if lines else "no reason given"

@@ -1,9 +1,22 @@
-"""Logging of the long-running commands (`bfjoust bot`, `bfjoust web`):
-structured lines with UTC timestamps on stderr, for our records and the
-libraries' (standard logging) records alike, and in files of the data
-folder (logs/bot.log, logs/web.log, the web's requests apart in
-logs/access.log), rotated; `Trouble`, a lasting trouble said once per
-interval rather than a traceback a try."""
+"""Logging, configured here alone: the project logs with structlog
+(`structlog.get_logger(__name__)` in each module), and structlog writes
+through the standard logging, as the libraries do (aiohttp, Dask, Alembic:
+this module quiets them where they narrate), so one set of handlers takes
+every line.
+
+- Before `configure_logging` (a command line, a test), once this module is
+  imported: structlog's lines go through the standard logging unadorned,
+  so a warning reaches stderr as Python's own last-resort handler says it
+  and nothing reaches stdout (a command's output, the web child's pipe).
+- `configure_logging`, for the long-running commands (`bfjoust bot`,
+  `bfjoust web`): structured lines with UTC timestamps on stderr, and in
+  files of the data folder (logs/bot.log, logs/web.log, the web's requests
+  apart in logs/access.log, written by aiohttp's access logger that
+  hill.web.requestlog extends), rotated.
+- `quiet`: a library's logger quieted once the library set its own up.
+- `Throttle`, the one throttle for repeated lines (each kind once per
+  interval, with the count of those left out), and `Trouble` on it: a
+  lasting trouble said once per interval rather than a traceback a try."""
 
 from __future__ import annotations
 
@@ -11,7 +24,8 @@ import logging
 import logging.handlers
 import sys
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Hashable
 from pathlib import Path
 
 import structlog
@@ -93,6 +107,58 @@ def configure_logging(
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def quiet(name: str, level: int = logging.CRITICAL) -> None:
+    """The library logger `name` says only what is `level` or worse (called
+    after the library set its logging up, which may reset it)."""
+    logging.getLogger(name).setLevel(level)
+
+
+def _through_standard_logging() -> None:
+    """structlog's lines through the standard logging, each the event and
+    its values on one line, until configure_logging says more."""
+    structlog.configure(
+        processors=[structlog.stdlib.filter_by_level, _one_line],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+    )
+
+
+_ONE_LINE = structlog.dev.ConsoleRenderer(colors=False, pad_event_to=0)
+
+
+def _one_line(logger: object, method: str, event: structlog.typing.EventDict) -> dict[str, object]:
+    """The standard logging's arguments: the line, and the traceback left
+    to the standard logging to print."""
+    exc_info = event.pop("exc_info", None)
+    return {"msg": _ONE_LINE(logger, method, event), "exc_info": exc_info}
+
+
+class Throttle:
+    """The one throttle for repeated log lines: each kind of line at most
+    once per `every` seconds, with how many were left out meanwhile."""
+
+    def __init__(self, every: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.every = every
+        self.clock = clock
+        self._said: dict[Hashable, float] = {}  # kind: clock() of its last line
+        self._left_out: Counter[Hashable] = Counter()
+
+    def due(self, kind: Hashable) -> int | None:
+        """None while a line of `kind` was said within `every` (this one is
+        left out, and counted); else how many were left out since the last,
+        and this one is said now."""
+        now = self.clock()
+        if now - self._said.get(kind, now - self.every) < self.every:
+            self._left_out[kind] += 1
+            return None
+        self._said[kind] = now
+        return self._left_out.pop(kind, 0)
+
+    def said(self, kind: Hashable) -> None:
+        """A line of `kind` was said now, another way (which starts its interval)."""
+        self._said[kind] = self.clock()
+
+
 class Trouble:
     """A trouble that lasts (the disk full, say) and that a worker meets at
     every try: one log line when it begins, one at most every `every`
@@ -112,12 +178,11 @@ class Trouble:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.what = what  # whose trouble: "the request runner", "git", ...
-        self.every = every
         self.settle = settle
         self.clock = clock
+        self.lines = Throttle(every, clock)  # by trouble: its "waits" and "goes on"
         self.why: str | None = None  # while it lasts
         self.last: str | None = None  # the last trouble said, over or not
-        self.said = -every  # clock() of the last line
         self.since = 0.0  # clock() it began
         self.failed = 0  # tries failed since the last line
         self.comebacks = 0  # times it came back since the last line
@@ -125,24 +190,21 @@ class Trouble:
         self.away_since: float | None = None  # seemed over, not said yet
 
     def struck(self, why: str) -> None:
-        """A try failed for `why` (e.g. hill.errors.DISK_FULL)."""
+        """A try failed for `why` (e.g. hill.errors.DiskFull.trouble)."""
         self.failed += 1
-        now = self.clock()
-        recent = now - self.said < self.every
-        if why == self.why and recent:
-            return
         back = self.why is None and why == self.last
-        if back and recent:  # it came back soon after its last line: said already
-            self.why, self.away_since = why, None
-            self.comebacks += 1
-            self.flapping = True
+        if self.lines.due(why) is None:  # said within `every` already
+            if back:  # it came back soon after it seemed over: the same trouble
+                self.comebacks += 1
+                self.flapping = True
+            self.why, self.last, self.away_since = why, why, None
             return
         came_back = {"came_back": self.comebacks} if self.comebacks else {}
         _log.error(f"{self.what} waits: {why}", failed=self.failed, **came_back)
         if why != self.why and not (back and self.flapping):
-            self.since = now
+            self.since = self.clock()
         self.why = self.last = why
-        self.said, self.failed, self.comebacks, self.away_since = now, 0, 0, None
+        self.failed, self.comebacks, self.away_since = 0, 0, None
 
     def cleared(self) -> None:
         """A try went through: the trouble is over (said at once the first
@@ -155,7 +217,11 @@ class Trouble:
         ):
             waited = self.away_since - self.since
             _log.info(f"{self.what} goes on after {waited:.0f} s: {self.last} no longer")
-            self.said, self.away_since, self.comebacks, self.flapping = now, None, 0, False
+            self.lines.said(self.last)
+            self.away_since, self.comebacks, self.flapping = None, 0, False
 
 
 _log = structlog.get_logger("hill.trouble")
+
+if not structlog.is_configured():
+    _through_standard_logging()

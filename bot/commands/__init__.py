@@ -26,7 +26,7 @@ from bot.intake import near_prefix
 from bot.runner import Runner
 from bot.tournament import TournamentHost
 from hill.config import Settings
-from hill.errors import FetchError, HillError, QueueFull, Quiet, Usage, storage_trouble
+from hill.errors import FetchError, HillError, QueueFull, Quiet, StorageError, Usage
 from hill.writers.hill import Hill
 
 # isort: off
@@ -106,14 +106,12 @@ class Commands(Context):
             refuse(str(error))
         except QueueFull:
             refuse(BUSY)
-        except Exception as error:
-            trouble = storage_trouble(error)  # the disk full, say: not the command's fault
-            if trouble is None:
-                logger.exception("command failed", command=name)
-                refuse("something went wrong; it has been logged")
-            else:  # one log line per interval for the hill's storage, the runner's
-                self.runner.trouble.struck(trouble)
-                refuse(f"{trouble}; try again in a few minutes")
+        except StorageError as error:  # the disk full, say: not the command's fault
+            self.runner.trouble.struck(error.trouble)  # one log line per interval: the runner's
+            refuse(f"{error.trouble}; try again in a few minutes")
+        except Exception:
+            logger.exception("command failed", command=name)
+            refuse("something went wrong; it has been logged")
 
     def _mistyped(self, word: str, args: str) -> str:
         """`!bfjoustt NAME CODE`, `!bfjust-rank x`: the command meant."""

@@ -29,7 +29,7 @@ from typing import Any
 
 from hill.cli.engine import add_engine_commands
 from hill.cli.shared import SHARED_OPTIONS, add_shared_options
-from hill.errors import CommandError, HillError, TournamentError
+from hill.errors import CommandError, HillError, StorageError, TournamentError
 
 
 class LazyParser(argparse.ArgumentParser):
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.command} takes no {' or '.join(given)}")
     try:
         args.run(args)
-    except (CommandError, HillError, TournamentError) as error:  # a refusal, said in a line
+    except (CommandError, HillError, TournamentError, StorageError) as error:  # said in a line
         print(error, file=sys.stderr)
         return 1
     except BrokenPipeError:

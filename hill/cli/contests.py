@@ -158,7 +158,8 @@ def command_close(args: argparse.Namespace) -> None:
     """The contest's journey (hill.scheduler.journeys), as the bot takes it."""
     hill = open_hill(args)
     try:
-        view = close_contest(hill, args.name, functools.partial(_play_tournament, args, hill), by=args.by)
+        play = functools.partial(_play_tournament, args, hill)
+        view = close_contest(hill, args.name, play, by=args.by)
     finally:
         hill.close()
     print_view(view, args.json)

@@ -10,6 +10,6 @@
 
 May import: hill.store (its read side and the events table), hill.rules
 (reports, names, what a change is), GitPython, SQLAlchemy (the store's
-sessions).  Only the hill's writer
+sessions), structlog.  Only the hill's writer
 (hill.writers) opens it; the web reads commits with git itself.
 """

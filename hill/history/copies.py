@@ -17,15 +17,11 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from hill.errors import HillError
+from hill.errors import CopyError
 from hill.history.repository import QUIET_GIT, TRAILER
 
 HIDDEN = "refs/hill/"
 TRIES = 3  # a background repack may drop a pack while a bundle reads it
-
-
-class CopyError(HillError):
-    """A git command of a copy failed; its message is git's."""
 
 
 def git(repo: Path | None, *args: str, env: Mapping[str, str] | None = None) -> str:

@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hill.history.copies import CopyError, git
+from hill.errors import CopyError
+from hill.history.copies import git
 from hill.history.repository import QUIET_GIT, TRAILER
 from hill.rules import contests
 from hill.rules.changes import COMMIT_MESSAGES

@@ -7,18 +7,20 @@ the database did not get to (from their `Hill-Event` trailers), and commits
 every change after the last one the repository records, reading those
 states from the database.  It never starts the history over: a history
 that disagrees with the database is kept under a ref and reported.
+Both raise git's and the OS's failures as StorageError (hill.errors,
+through repository.storage_errors); the database's the store translates.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import structlog
 from sqlalchemy import select, update
 
-from hill.history.repository import Commit, HillRepository
+from hill.history.repository import Commit, HillRepository, storage_errors
 from hill.rules import contests, names
 from hill.rules.changes import commit_message
 from hill.rules.events import CONTEST_PUBLICATIONS, EventKind
@@ -29,7 +31,7 @@ from hill.store.database import Database
 from hill.store.queries import HillEvent, HillQueries
 from hill.store.tables import Event
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 REPORT = "report.txt"
 
@@ -61,6 +63,7 @@ class HistoryRecorder:
         self.queries = queries
         self.db = db
 
+    @storage_errors()
     def record(self, change: Change) -> None:
         """Commit a change just stored: only the files it touches, when the
         repository holds the change before it (else catch up from the database)."""
@@ -85,6 +88,7 @@ class HistoryRecorder:
         self.repository.push()
         self.repository.pack()
 
+    @storage_errors()
     def catch_up(self) -> int:
         """Bring the repository in line with the database; returns how many
         changes were committed.
@@ -113,11 +117,8 @@ class HistoryRecorder:
             sha = self._commit_state(change)
             if change.commit not in (None, sha):
                 log.error(
-                    "event %d was recorded as commit %s, which the repository lost; "
-                    "committed again as %s",
-                    change.id,
-                    change.commit,
-                    sha,
+                    f"event {change.id} was recorded as commit {change.commit}, which the "
+                    f"repository lost; committed again as {sha}"
                 )
             self._note({change.id: sha})
         if pending:
@@ -131,16 +132,12 @@ class HistoryRecorder:
         ref = self.repository.keep_and_reset(history[-1].sha, last)
         found = history[agree]
         expected = f"event {changes[agree].id}" if agree < len(changes) else "no more events"
+        recorded = ", ".join(f"event {e}" for e in found.events) or "no event"
         log.error(
-            "the hill's git history disagrees with its database: commit %s records %s where "
-            "the database has %s; its %d commits from there on are kept as %s, the branch "
-            "is back at %s and the database's changes after it are committed again",
-            found.sha,
-            ", ".join(f"event {e}" for e in found.events) or "no event",
-            expected,
-            len(history) - agree,
-            ref,
-            last or "its start",
+            f"the hill's git history disagrees with its database: commit {found.sha} records "
+            f"{recorded} where the database has {expected}; its {len(history) - agree} commits "
+            f"from there on are kept as {ref}, the branch is back at {last or 'its start'} and "
+            "the database's changes after it are committed again"
         )
 
     def _commit_state(self, change: HillEvent) -> str:
@@ -196,10 +193,8 @@ def _notes(kept: list[Commit], changes: list[HillEvent]) -> dict[int, str]:
         if change.commit != commit.sha:
             if change.commit is not None:
                 log.warning(
-                    "event %d was noted as commit %s; the history records it as %s",
-                    change.id,
-                    change.commit,
-                    commit.sha,
+                    f"event {change.id} was noted as commit {change.commit}; "
+                    f"the history records it as {commit.sha}"
                 )
             notes[change.id] = commit.sha
     return notes

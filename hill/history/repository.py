@@ -19,6 +19,11 @@ finishes its job and stops.
 
 Only the hill's writer opens the repository, under the hill's lock: any git
 lock file it finds was left by a process that was killed, and goes.
+
+git's and the OS's failures leave the history as the project's own
+StorageError (hill.errors: the disk full, an I/O error, git failing),
+translated once by `storage_errors` at the history's entry points: the
+repository's opening and the recorder's `record` and `catch_up`.
 """
 
 from __future__ import annotations
@@ -26,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
-import logging
 import os
 import re
 import shutil
@@ -37,10 +41,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import git
+import structlog
 
+from hill.errors import HistoryUnavailable, as_storage_error
 from hill.faults import crash_point
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 TRAILER = re.compile(r"^Hill-Event: (\d+)$", re.MULTILINE)
 COMMITTER = ("BF Joust hill", "hill@bfjoust.invalid")
@@ -73,7 +79,8 @@ class HillRepository:
         self.branch = branch
         self.remote = remote
         self._packing: subprocess.Popen[bytes] | None = None
-        self._open()
+        with storage_errors():
+            self._open()
 
     @property
     def repo(self) -> git.Repo:
@@ -89,11 +96,8 @@ class HillRepository:
             except (git.GitCommandError, OSError, ValueError) as error:
                 aside = self._aside("broken")
                 log.error(
-                    "hill repository %s is unusable (%s); moved to %s and rebuilt from the "
-                    "database",
-                    self.path,
-                    str(error).strip(),
-                    aside,
+                    f"hill repository {self.path} is unusable ({str(error).strip()}); "
+                    f"moved to {aside} and rebuilt from the database"
                 )
         # (not through _git: git init would write GIT_WORK_TREE into the config)
         with _stops_held():
@@ -110,7 +114,7 @@ class HillRepository:
         if not (git_dir / "HEAD").is_file():
             raise ValueError("no .git/HEAD: not a git repository")
         for lock in _lock_files(git_dir):
-            log.warning("removing %s, left by a process that was killed", lock)
+            log.warning(f"removing {lock}, left by a process that was killed")
             lock.unlink()
         if self.head() is not None:
             self._git("reset", "--hard", "--quiet")
@@ -222,7 +226,7 @@ class HillRepository:
         try:
             self._git("push", "--quiet", self.remote, f"HEAD:refs/heads/{self.branch}")
         except git.GitCommandError as error:
-            log.error("pushing the hill repository to %s failed: %s", self.remote, error)
+            log.error(f"pushing the hill repository to {self.remote} failed: {error}")
 
     def pack(self) -> None:
         """Once LOOSE_LIMIT loose objects have gathered, repack the history
@@ -235,7 +239,7 @@ class HillRepository:
                 return
             if self._packing.returncode != 0:
                 errors = (self.path / ".git" / PACKING).read_text(errors="replace")
-                log.warning("repacking the hill repository failed: %s", errors.strip()[-300:])
+                log.warning(f"repacking the hill repository failed: {errors.strip()[-300:]}")
             self._packing = None
         status, counted = self._ask("count-objects")  # "N objects, M kilobytes"
         if status != 0 or int(counted.split()[0]) < LOOSE_LIMIT:
@@ -282,6 +286,24 @@ class HillRepository:
                 start_new_session=True,
             )
         return status, bytes(out).decode(errors="replace")
+
+
+@contextlib.contextmanager
+def storage_errors() -> Iterator[None]:
+    """git's and the OS's failures within as StorageError (hill.errors):
+    DiskFull, DiskFailing, or else HistoryUnavailable, the original its cause."""
+    try:
+        yield
+    except (git.GitCommandError, OSError) as error:
+        raise as_storage_error(error) or HistoryUnavailable(_complaint(error)) from error
+
+
+def _complaint(error: git.GitCommandError | OSError) -> str:
+    """What git (its stderr) or the OS said."""
+    if isinstance(error, git.GitCommandError):
+        said = str(error.stderr).strip().removeprefix("stderr:").strip().strip("'").strip()
+        return said or f"exit status {error.status}"
+    return str(error)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,6 @@ this package is installed (`.venv/bin/dask worker tcp://HOST:PORT`).
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections import ChainMap
 from collections.abc import Iterator, Sequence
 from types import TracebackType
@@ -23,6 +22,7 @@ from hill import engine
 from hill.engine import Pair, Played, packing
 from hill.engine.arena import CodeOf, Executor, ProgramCache
 from hill.errors import TournamentError
+from hill.logs import quiet
 
 if TYPE_CHECKING:  # distributed is loaded only for a cluster run
     from distributed import Client
@@ -94,7 +94,7 @@ def executor_for(
     with DaskExecutor(scheduler, stats=stats) as executor:
         # (after distributed set its logging up) the client logs a lost scheduler
         # with a traceback; the TournamentError raised says it in one line
-        logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+        quiet("distributed.client")
         yield executor
 
 

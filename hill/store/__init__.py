@@ -3,6 +3,6 @@
 SQLite through SQLAlchemy, the schema managed by Alembic (migrations/).
 
 May import: the rules (hill.rules, hill.ladder, hill.tournaments),
-hill.engine, SQLAlchemy and Alembic, structlog (the bell's warning).  Never the writers, the web, the command
-line or the bot.
+hill.engine, SQLAlchemy and Alembic, structlog (the bell's warning).  Never
+the writers, the web, the command line or the bot.
 """

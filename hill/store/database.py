@@ -8,6 +8,12 @@ and the ladder.  The git repository and the reports are derived from it all.
 
 The tables are hill.store.tables; this module opens the file, upgrades its
 schema (Alembic, migrations/) and hands out sessions.
+
+SQLite's failures that are the storage's, not the statement's (the disk
+full, the database locked longer than a write waits, an I/O error) leave
+the store as the project's StorageError (hill.errors), translated once by
+`translate_errors`, a SQLAlchemy event on every engine the store makes:
+callers catch StorageError alone.
 """
 
 from __future__ import annotations
@@ -27,10 +33,10 @@ from sqlalchemy import (
     event,
     exc,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, ExceptionContext
 from sqlalchemy.orm import Session, sessionmaker
 
-from hill.errors import HillError, NotReady
+from hill.errors import HillError, NotReady, StorageError, as_storage_error
 from hill.store.bell import Bell
 
 
@@ -67,6 +73,7 @@ class Database:
         self.engine = create_engine(f"sqlite:///{path}")
         configure = _configure_writer if writer else _configure_reader
         event.listen(self.engine, "connect", configure)
+        translate_errors(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # every commit rings the hill's bell: the bot serving it wakes (hill/store/bell.py)
         self.bell = Bell(path)
@@ -122,6 +129,16 @@ class Database:
     def close(self) -> None:
         self.engine.dispose()
         self.bell.close()
+
+
+def translate_errors(engine: Engine) -> None:
+    """Have `engine` raise the storage's failures as StorageError (sqlite3's
+    error its cause); other errors as SQLAlchemy raises them."""
+    event.listen(engine, "handle_error", _storage_error)
+
+
+def _storage_error(context: ExceptionContext) -> StorageError | None:
+    return as_storage_error(context.original_exception)
 
 
 def _configure_writer(dbapi_connection: Any, _record: Any) -> None:

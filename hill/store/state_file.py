@@ -22,6 +22,7 @@ from sqlalchemy.exc import DatabaseError
 
 from hill.engine import Played
 from hill.errors import TournamentError
+from hill.store.database import translate_errors
 from hill.store.ledger_rows import stored_changes, write_statements
 from hill.tournaments.ledger import LedgerChange
 
@@ -67,6 +68,7 @@ class StateFile:
         self.path = path
         self.engine = create_engine(f"sqlite:///{path}")
         event.listen(self.engine, "connect", _configure)
+        translate_errors(self.engine)
         try:
             metadata.create_all(self.engine)
         except DatabaseError as error:

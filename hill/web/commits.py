@@ -13,12 +13,12 @@ The pure parts, `resolve` and `standings_moves`, are plain functions.
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
 from aiohttp import web
 
 from hill.engine import code_hash
@@ -32,7 +32,7 @@ from hill.web.code_diff import code_diff
 from hill.web.git_reader import ChangedFile, GitCommit, GitReader
 from hill.web.state import Timeline
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 T = TypeVar("T")
 SHA = re.compile(r"[0-9a-f]{7,40}")
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
@@ -115,7 +115,7 @@ class HistoryPages:
             try:
                 commit = await self.git.commit(change.commit)
             except GitUnavailable as error:
-                log.warning("reading commit %s: %s", change.commit, error)
+                log.warning(f"reading commit {change.commit}: {error}")
                 raise web.HTTPServiceUnavailable(
                     reason="git could not read the history just now; try again shortly"
                 ) from None

@@ -22,17 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import resource
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import structlog
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-log = logging.getLogger(__name__)
+from hill.logs import Throttle
+
+log = structlog.get_logger(__name__)
 
 RESERVE = 256  # descriptors kept for the hill: SQLite, git's pipes, the lock, the logs
 SUMMARY_SECONDS = 60.0
@@ -123,35 +125,27 @@ class ConnectionGuard:
         """One line: what the limit cost since the last one."""
         if self.closed_idle or self.refused:
             log.warning(
-                "web connections at the limit of %d: %d idle or half-sent ones closed"
-                " to make room, %d refused (all busy) in the last %d s",
-                self.limit,
-                self.closed_idle,
-                self.refused,
-                SUMMARY_SECONDS,
+                f"web connections at the limit of {self.limit}: {self.closed_idle} idle or "
+                f"half-sent ones closed to make room, {self.refused} refused (all busy) "
+                f"in the last {SUMMARY_SECONDS} s"
             )
             self.closed_idle = self.refused = 0
 
 
 class OncePerInterval:
     """An event loop's exception handler that logs each kind of error (its
-    message) at most once per `interval` seconds, then how many it left out."""
+    message) at most once per `interval` seconds, then how many it left out
+    (hill.logs.Throttle)."""
 
     def __init__(self, interval: float = SUMMARY_SECONDS) -> None:
-        self.interval = interval
-        self._last: dict[str, float] = {}
-        self._left_out: Counter[str] = Counter()
+        self.lines = Throttle(interval)
 
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         message = str(context.get("message", "error"))
         exception = context.get("exception")
-        kind = f"{message} {type(exception).__name__ if exception else ''}"
-        now = time.monotonic()
-        if now - self._last.get(kind, -self.interval) < self.interval:
-            self._left_out[kind] += 1
+        left_out = self.lines.due(f"{message} {type(exception).__name__ if exception else ''}")
+        if left_out is None:
             return
-        self._last[kind] = now
-        left_out = self._left_out.pop(kind, 0)
         if left_out:
             context = {**context, "message": f"{message} ({left_out} more since the last)"}
         loop.default_exception_handler(context)

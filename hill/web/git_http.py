@@ -32,19 +32,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import re
 import tempfile
 from pathlib import Path
 from typing import IO
 
+import structlog
 from aiohttp import web
 
 from hill.web.requestlog import note_bad_request
 from hill.web.urls import site_url
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 PREFIX = "/hill.git"
 # the smart protocol's two read-side endpoints; nothing else is passed on
@@ -213,7 +213,7 @@ class GitHttp:
             spool.seek(0)
             answer = (status, headers, spool)
         except TimeoutError:
-            log.warning("git http-backend took over %g s; stopped", TIME_LIMIT)
+            log.warning(f"git http-backend took over {TIME_LIMIT:g} s; stopped")
             spool.close()
             answer = _refusal(503, "git took too long; try again later", retry=60)
         except BaseException:
@@ -234,7 +234,7 @@ class GitHttp:
             note_bad_request(request, reason)
             return _refusal(max(answer[0], 400), reason)
         if failed:
-            log.warning("git http-backend failed: %s", _first_line(said))
+            log.warning(f"git http-backend failed: {_first_line(said)}")
         return answer
 
 
@@ -254,7 +254,7 @@ async def _send(
                     await response.write(chunk)
             await response.write_eof()
         except TimeoutError:
-            log.info("a git client read nothing for %g s; cut off", STALL_SECONDS)
+            log.info(f"a git client read nothing for {STALL_SECONDS:g} s; cut off")
             if request.transport is not None:
                 request.transport.abort()
     return response

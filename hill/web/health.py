@@ -19,7 +19,6 @@ with a 503.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
@@ -41,6 +40,7 @@ from hill.layout import DataFolder
 from hill.rules.events import utcnow
 from hill.store import figures
 from hill.store.database import Database
+from hill.threads import Threads
 from hill.web.urls import PATHS
 
 STALE_SECONDS = 30.0  # the bot rewrites its status every 5 s
@@ -216,17 +216,18 @@ def _alive(status: dict[str, Any] | None) -> bool:
 
 
 HEALTH = web.AppKey("health", Health)
+_THREAD = Threads(1, "web-health")  # the checks' reads (SQLite, the bot's status file)
 
 
 async def healthz(request: web.Request) -> web.Response:
-    report = await asyncio.to_thread(request.app[HEALTH].report)
+    report = await _THREAD.run(request.app[HEALTH].report)
     response = web.json_response(report, status=200 if report["healthy"] else 503)
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
 async def metrics(request: web.Request) -> web.Response:
-    body = await asyncio.to_thread(request.app[HEALTH].exposition)
+    body = await _THREAD.run(request.app[HEALTH].exposition)
     response = web.Response(body=body)
     response.headers["Content-Type"] = CONTENT_TYPE_LATEST
     response.headers["Cache-Control"] = "no-store"

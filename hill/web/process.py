@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import pickle
 import signal
 import sys
 import threading
 
+import structlog
+
 from hill.config import Settings
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 READY = "ready"
 FAILED = "error:"
@@ -101,16 +102,15 @@ class WebChild:
             if asyncio.get_running_loop().time() - started > STEADY_SECONDS:
                 pause = RESTART_SECONDS[0]
             log.warning(
-                "the web report's process ended (status %s); starting it again in %g s",
-                status,
-                pause,
+                f"the web report's process ended (status {status}); "
+                f"starting it again in {pause:g} s"
             )
             await asyncio.sleep(pause)
             pause = min(2 * pause, RESTART_SECONDS[1])
             try:
                 self.process = await self._spawn()
             except OSError as error:
-                log.warning("%s; trying again in %g s", error, pause)
+                log.warning(f"{error}; trying again in {pause:g} s")
 
     async def cleanup(self) -> None:
         """Stop the child (its stdin closed, then SIGKILL after STOP_SECONDS)."""

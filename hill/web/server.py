@@ -18,17 +18,17 @@ process of its own for the bot.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 from typing import Any
 
+import structlog
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler
 from aiohttp.web_protocol import RequestPayloadError
 
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
-from hill.errors import BadRequest, Busy, NotFound, storage_trouble
+from hill.errors import BadRequest, Busy, NotFound, StorageError
 from hill.layout import DataFolder
 from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
@@ -62,7 +62,7 @@ from hill.web.trace_store import TraceStore
 from hill.web.urls import PUBLIC_URL
 from hill.web.views import BUILDS, TRACES, json_response, routes
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 # Everything from this origin only; no inline script or style, so that
 # nothing a player submits can ever run in a reader's browser (WebAssembly
@@ -124,15 +124,14 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
             raise
         message = "no such page" if error.status == 404 else error.reason
         return error_page(request, error.status, message)
-    except Exception as error:
-        trouble = storage_trouble(error)  # the disk full, say: one log line per interval
-        if trouble is None:
-            log.exception("error serving %s", request.path_qs)
-            return error_page(request, 500, "something went wrong on the hill's side")
-        STORAGE.struck(trouble)
-        response = error_page(request, 503, f"{trouble}: try again in a few minutes")
+    except StorageError as error:  # the disk full, say: one log line per interval
+        STORAGE.struck(error.trouble)
+        response = error_page(request, 503, f"{error.trouble}: try again in a few minutes")
         response.headers["Retry-After"] = str(STORAGE_RETRY_SECONDS)
         return response
+    except Exception:
+        log.exception(f"error serving {request.path_qs}")
+        return error_page(request, 500, "something went wrong on the hill's side")
 
 
 async def security_headers(_request: web.Request, response: web.StreamResponse) -> None:
@@ -242,7 +241,7 @@ async def start_web(
     except BaseException:
         await runner.cleanup()
         raise
-    log.info("web report on %s (at most %d connections)", settings.url, guard.limit)
+    log.info(f"web report on {settings.url} (at most {guard.limit} connections)")
     return Serving(runner, listening, guard)
 
 

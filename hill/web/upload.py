@@ -16,20 +16,19 @@ without end.  The form's body is read and parsed with bounds (form.py).
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
 
-from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull, storage_trouble
+from hill.errors import BadUpload, HillError, LinkRefused, NotFound, QueueFull, StorageError
 from hill.logs import Trouble
 from hill.rules.events import iso_utc
 from hill.rules.programs import check_program
 from hill.rules.requests import OPEN, answer_text
 from hill.store.requests import RequestBook
 from hill.store.uploads import LinkState, UploadLinks
-from hill.threads import LRU
+from hill.threads import LRU, Threads
 from hill.web.form import read_form
 from hill.web.render import render
 from hill.web.requestlog import note_bad_request
@@ -39,6 +38,7 @@ routes = web.RouteTableDef()
 REFRESH_SECONDS = 2
 FAILURES_ALLOWED = 10  # failed posts on one link, then it no longer works
 TOO_MANY = "too many failed uploads on this link: it no longer works; ask the bot for a new one"
+_THREAD = Threads(1, "web-upload")  # the links read and written in the order asked
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def _uploads(request: web.Request) -> Uploads:
 
 
 async def _state(request: web.Request) -> LinkState:
-    state = await asyncio.to_thread(_uploads(request).links.state, request.match_info["token"])
+    state = await _THREAD.run(_uploads(request).links.state, request.match_info["token"])
     if state is None:
         raise NotFound("there is no such upload link: ask the bot for a new one")
     return state
@@ -119,7 +119,7 @@ async def show(request: web.Request) -> web.Response:
     waiting = 0
     if state.request is not None and state.request.state in OPEN:
         book = _uploads(request).book
-        waiting = await asyncio.to_thread(book.waiting_before, state.request.id)
+        waiting = await _THREAD.run(book.waiting_before, state.request.id)
     return _page(request, state, waiting=waiting)
 
 
@@ -135,24 +135,22 @@ async def upload(request: web.Request) -> web.Response:
     code = b""
     try:
         code = await read_program(request, uploads.max_bytes)
-        await asyncio.to_thread(check_program, code, uploads.max_bytes)
-        await asyncio.to_thread(uploads.links.redeem, token, code, limit=uploads.queue_size)
+        await _THREAD.run(check_program, code, uploads.max_bytes)
+        await _THREAD.run(uploads.links.redeem, token, code, limit=uploads.queue_size)
     except (BadUpload, LinkRefused, HillError) as error:
         status = getattr(error, "status", 400)
         note_bad_request(request, str(error))
         if status != 409 and uploads.failed(token):
-            await asyncio.to_thread(uploads.links.expire, token)
+            await _THREAD.run(uploads.links.expire, token)
             return _page(request, state, 429, error=TOO_MANY, expired=True)
         return _page(request, state, status, error=str(error), code=_text(code))
     except QueueFull:
         busy = "the hill is busy: the queue is full; try again in a minute"
         return _page(request, state, 503, error=busy, code=_text(code))
-    except Exception as error:
-        trouble = storage_trouble(error)  # the disk full, say: the link is not used up
-        if trouble is None:
-            raise
-        uploads.trouble.struck(trouble)
-        told = f"{trouble}: nothing was recorded and the link still works; send it again later"
+    except StorageError as error:  # the disk full, say: the link is not used up
+        uploads.trouble.struck(error.trouble)
+        kept = "nothing was recorded and the link still works; send it again later"
+        told = f"{error.trouble}: {kept}"
         return _page(request, state, 503, error=told, code=_text(code))
     uploads.trouble.cleared()
     raise web.HTTPSeeOther(request.path)

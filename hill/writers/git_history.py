@@ -10,15 +10,16 @@ write (the bot tries every few seconds; every writer's start does too).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 
-from hill.errors import storage_trouble
+import structlog
+
+from hill.errors import StorageError
 from hill.history.recorder import Change, HistoryRecorder
 from hill.logs import Trouble
 from hill.writers.lock import HillLock
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 
 class GitHistory:
@@ -42,15 +43,16 @@ class GitHistory:
 
     def _run(self, record: Callable[[], object]) -> None:
         """A failure leaves the change made (the database has it) and the
-        history behind, said once per interval."""
+        history behind, said once per interval (a bug in the recording,
+        which is no StorageError, with its traceback)."""
         try:
             record()
-        except Exception as error:
-            trouble = storage_trouble(error)
-            if trouble is None:
-                log.exception("recording the hill's history in git failed; it is behind")
-                trouble = "git failed"
-            self.trouble.struck(trouble)
+        except StorageError as error:  # the disk full, git failing
+            self.trouble.struck(error.trouble)
+            self.behind = True
+        except Exception:
+            log.exception("recording the hill's history in git failed; it is behind")
+            self.trouble.struck("the recording failed")
             self.behind = True
         else:
             if self.behind:

@@ -24,13 +24,13 @@ each commit's `report.txt` shows.
 from __future__ import annotations
 
 import json
-import logging
 import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import structlog
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from tqdm import tqdm
@@ -54,7 +54,7 @@ from hill.writers.backup import new_data_folder
 from hill.writers.hill import Hill, _arrive, _code_of, _contestant, _leave, _rank_arrival
 from hill.writers.report import add_event
 
-log = logging.getLogger(__name__)
+log = structlog.get_logger(__name__)
 
 RESCORED_BY = re.compile(r"^rescored \d+ programs by (\S+)")
 # a line of report.txt's ranking: rank, change, score, points, program
@@ -164,10 +164,8 @@ class Replay:
             contest = self._contest(session, recorded) if recorded.contest else None
             if summary != recorded.summary:
                 log.warning(
-                    "event %d: the history says %r, the rebuilt hill %r",
-                    recorded.event,
-                    recorded.summary,
-                    summary,
+                    f"event {recorded.event}: the history says {recorded.summary!r}, "
+                    f"the rebuilt hill {summary!r}"
                 )
                 self.differing.append(recorded.event)
             add_event(
@@ -195,7 +193,7 @@ class Replay:
             if method != self.method:
                 other, other_summary = ranked(method)
                 if _shows(other, reported):
-                    log.info("event %d: the hill is ranked by %s", recorded.event, method)
+                    log.info(f"event {recorded.event}: the hill is ranked by {method}")
                     self.method = method
                     return other, other_summary
         return standings, summary  # none shows it: the summary will say so
