@@ -20,7 +20,6 @@ TAPES = list(engine.TAPE_LENGTHS)
 PROBLEMS = 5  # problem opponents shown
 ALIKE = 3  # programs that play most alike shown
 MAX_MAP = 100  # programs a strategy map shows at most (the first by rank)
-DECOY_CELLS = 12  # the decoys' first cells, in words
 
 
 def _number(value: float, digits: int = 4) -> float | None:
@@ -115,22 +114,6 @@ def _problem(
         "reason": "flag" if flag >= off else "off_tape",
         "sample": {"tape": tape, "polarity": polarity},
     }
-
-
-def decoy_words(decoys: Sequence[float | None]) -> str:
-    """The typical decoys in words: `cells 1-8: 64; cell 9: 32` (the first
-    cells past its flag; runs of the same value joined)."""
-    runs: list[tuple[int, int, int]] = []  # first cell, last cell, value
-    for cell, value in enumerate(decoys[1 : DECOY_CELLS + 1], start=1):
-        if value is None or round(value) == 0:
-            continue
-        if runs and runs[-1][1] == cell - 1 and runs[-1][2] == round(value):
-            runs[-1] = (runs[-1][0], cell, runs[-1][2])
-        else:
-            runs.append((cell, cell, round(value)))
-    if not runs:
-        return "none: it leaves the cells it passes as it found them"
-    return "; ".join(f"cell {a}: {v}" if a == b else f"cells {a}-{b}: {v}" for a, b, v in runs)
 
 
 def strategy(

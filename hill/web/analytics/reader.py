@@ -1,9 +1,9 @@
 """The battle statistics behind the analytics pages, read in a thread of
 their own: a pool's statistics (a hill state, a test's hill, a
 tournament's entrants) are read and analysed once (hill.analytics.pool)
-and kept; an analysis still waiting for statistics (the background replay
-of old jousts: hill.writers.backfill) is read again once more have been
-stored.
+and kept (cache.StateCache, with the mark of the statistics stored); an
+analysis still waiting for statistics (the background replay of old
+jousts: hill.writers.backfill) is read again once more have been stored.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from hill.engine.arena import oriented
 from hill.store.database import Database
 from hill.store.joust_stats import stats_among, stats_mark
 from hill.store.jousts import read_jousts
-from hill.threads import LRU
-from hill.web import analytics_pages
+from hill.web.analytics import data as analytics_pages
+from hill.web.cache import StateCache
 from hill.web.reader_thread import ThreadedReader
 from hill.web.state import Snapshot
 
@@ -35,7 +35,8 @@ class AnalyticsReader(ThreadedReader):
     def __init__(self, db: Database) -> None:
         super().__init__(1, "web-analytics")
         self.db = db
-        self._pools: LRU[Hashable, tuple[int, PoolAnalysis]] = LRU(KEPT)
+        # by pool, with the mark of the statistics stored when it was analysed
+        self._pools: StateCache[Hashable, PoolAnalysis] = StateCache(KEPT)
 
     async def pool(
         self,
@@ -48,14 +49,15 @@ class AnalyticsReader(ThreadedReader):
         """The analysis of a pool: its programs' names and code hashes,
         outcomes[a, b] (42, from a's side) where played[a, b]; `key` names
         the pool as it is (the same key, the same programs and results)."""
-        cached = self._pools.get(key)
-        if cached is not None and cached[1].complete:
-            return cached[1]
-        mark = await self._run(self._mark)
-        if cached is None or cached[0] != mark:
-            analysis = await self._run(self._analyse, names, hashes, outcomes, played)
-            cached = self._pools.put(key, (mark, analysis))
-        return cached[1]
+        kept = self._pools.last(key)
+        if kept is not None and kept[1].complete:  # no more statistics to wait for
+            return kept[1]
+        mark = await self._shared(self._mark)
+
+        async def analysed() -> PoolAnalysis:
+            return await self._run(self._analyse, names, hashes, outcomes, played)
+
+        return await self._pools.get(key, mark, analysed)
 
     async def state(self, snap: Snapshot, key: Hashable | None = None) -> PoolAnalysis:
         """The analysis of a hill state (or a test's hill: its own `key`)."""

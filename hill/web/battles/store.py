@@ -8,11 +8,11 @@ four ways:
   (tracing, encoding and compressing never run on the event loop), and at
   most `queue` more wait; beyond that a request is refused with `Busy`
   (503 and Retry-After), while requests for a battle already under way wait
-  for it instead of tracing it again (bounded.py);
-* a battle is kept only as its gzipped pieces (see trace_pieces.py), cached
+  for it instead of tracing it again (cache.BoundedWork);
+* a battle is kept only as its gzipped pieces (see pieces.py), cached
   by content (both programs' code, the tape length and the polarity) up to
   `cache_bytes`;
-* one response is one piece, at most trace_pieces.PIECE_STATES states;
+* one response is one piece, at most pieces.PIECE_STATES states;
 * compiled programs are cached by content (hill.engine.arena's ProgramCache), a
   few at a time.
 
@@ -24,11 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from aiohttp import web
+
 from hill import engine
 from hill.engine.arena import CodeOf, ProgramCache
 from hill.threads import LRU
-from hill.web import thumbnail, trace_pieces
-from hill.web.bounded import BoundedWork
+from hill.web.battles import pieces as trace_pieces
+from hill.web.battles import thumbnail
+from hill.web.cache import BoundedWork
 
 COMPILED_PROGRAMS = 32
 THUMBNAILS = 4096  # PNGs of a few KB
@@ -113,3 +116,6 @@ class TraceStore:
         """In a worker thread: compile, trace, encode and compress."""
         battle = self._battle(key)
         return EncodedBattle(battle.cycles, trace_pieces.gzipped_pieces(battle))
+
+
+TRACES = web.AppKey("traces", TraceStore)

@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from hill import engine
-from hill.web.trace_pieces import overview_cycles
+from hill.web.battles.pieces import overview_cycles
 
 WIDTH = 60  # px: each column shows one cell (a cell spans 2 to 6 columns)
 HEIGHT = 48  # px: states sampled

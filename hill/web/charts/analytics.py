@@ -22,7 +22,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from hill.web.charts import label_room
+from hill.web.charts.lines import label_room
 
 # viridis at nine stops (dark purple, blue, green, yellow): a value's colour
 VIRIDIS = [
@@ -344,3 +344,22 @@ def cells_markup(chart: StrategyChart) -> Markup:
         )
         parts.append(f'<a href="{escape(c.href)}">{rect}</a>' if c.href else rect)
     return Markup("\n".join(parts))
+
+
+DECOY_CELLS = 12  # the decoys' first cells, in words
+
+
+def decoy_words(decoys: Sequence[float | None]) -> str:
+    """The typical decoys in words: `cells 1-8: 64; cell 9: 32` (the first
+    cells past its flag; runs of the same value joined)."""
+    runs: list[tuple[int, int, int]] = []  # first cell, last cell, value
+    for cell, value in enumerate(decoys[1 : DECOY_CELLS + 1], start=1):
+        if value is None or round(value) == 0:
+            continue
+        if runs and runs[-1][1] == cell - 1 and runs[-1][2] == round(value):
+            runs[-1] = (runs[-1][0], cell, runs[-1][2])
+        else:
+            runs.append((cell, cell, round(value)))
+    if not runs:
+        return "none: it leaves the cells it passes as it found them"
+    return "; ".join(f"cell {a}: {v}" if a == b else f"cells {a}-{b}: {v}" for a, b, v in runs)

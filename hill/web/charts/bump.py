@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hill.web.charts import label_room
+from hill.web.charts.lines import label_room
 
 STEP_X = 36  # px between two stages
 STEP_Y = 20  # px between two ranks

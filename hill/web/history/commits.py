@@ -1,9 +1,9 @@
 """The history pages' data: a commit of the hill, and every version of a program.
 
-A commit page shows what git has (hill.web.git_reader: message, author,
+A commit page shows what git has (hill.web.history.git_reader: message, author,
 time, the files changed) with what the database knows of it: the hill
 event it records, the standings before and after, who moved.  Each program
-it changed comes with a diff of its code (hill.web.code_diff).  Commits
+it changed comes with a diff of its code (hill.web.history.code_diff).  Commits
 never change, so a commit's page data is cached whole by its sha, and
 diffs by the pair of contents they compare.  SHAs are resolved among the
 hill's own commits (those the database noted), so anything else is a 404.
@@ -27,10 +27,9 @@ from hill.rules import names
 from hill.rules.events import iso_utc
 from hill.store.queries import HillEvent, HillQueries, ProgramVersion
 from hill.threads import LRU, Threads
-from hill.web import pages
-from hill.web.code_diff import code_diff
-from hill.web.git_reader import ChangedFile, GitCommit, GitReader
-from hill.web.state import Timeline
+from hill.web.history.code_diff import code_diff
+from hill.web.history.git_reader import ChangedFile, GitCommit, GitReader
+from hill.web.state import Timeline, event
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -134,7 +133,7 @@ class HistoryPages:
         # the hill's programs (a contest's files, in folders, are other files)
         programs = [f for f in commit.files if f.path.endswith(names.SUFFIX) and "/" not in f.path]
         return {
-            "event": pages.event(change),
+            "event": event(change),
             "commit": {
                 "sha": commit.sha,
                 "short": commit.sha[:SHORT],
@@ -240,7 +239,7 @@ def _version(version: ProgramVersion, diff: dict[str, Any] | None) -> dict[str, 
         "status": version.status.value,
         "left": iso_utc(version.left_at) if version.left_at else None,
         "left_reason": version.left_reason.value if version.left_reason else None,
-        "event": pages.event(arrival),
+        "event": event(arrival),
         "rank": record["rank"] if record else None,
         "diff": diff,
     }

@@ -3,6 +3,8 @@
 git's own smart HTTP server, `git http-backend` (a CGI program that ships
 with git), answers every request; this module only carries requests to it
 and its answers back, in a subprocess so the event loop never waits on git.
+It answers urls.PATHS["git"] (`/hill.git/...`, GET and POST, bound in
+routes.py to `serve_git`, which hands each request to the app's GitHttp).
 Only the read side is reachable: fetches, clones (shallow ones too) and
 pulls.  A push is refused here, before git sees it, and http-backend would
 refuse it anyway (anonymous receive-pack is off by default).  Only the
@@ -42,11 +44,10 @@ from typing import IO
 from aiohttp import web
 
 from hill.web.requestlog import note_bad_request
-from hill.web.urls import site_url
+from hill.web.urls import clone_url
 
 log = logging.getLogger(__name__)
 
-PREFIX = "/hill.git"
 # the smart protocol's two read-side endpoints; nothing else is passed on
 SMART_PATHS = re.compile(r"/(info/refs|git-upload-pack)")
 READ_SERVICE = "git-upload-pack"
@@ -71,11 +72,6 @@ HIDDEN_REFS = {
 INFLATED = frozenset({"", "identity", "gzip", "deflate", "br", "zstd"})
 
 
-def clone_url(request: web.Request) -> str:
-    """What players clone: the site's URL and hill.git."""
-    return site_url(request) + PREFIX.lstrip("/")
-
-
 class GitHttp:
     """Bridges aiohttp requests to `git http-backend` for one repository.
 
@@ -96,12 +92,6 @@ class GitHttp:
         self.queue = queue
         self.queue_seconds = queue_seconds
         self.waiting = 0
-
-    def routes(self) -> list[web.RouteDef]:
-        return [
-            web.get(PREFIX + "/{path:.*}", self.handle),
-            web.post(PREFIX + "/{path:.*}", self.handle),
-        ]
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """Answers in plain text, for git clients (git shows it to the user)."""
@@ -315,3 +305,11 @@ async def _read_cgi_headers(stdout: asyncio.StreamReader) -> tuple[int, dict[str
             status = int(value.split()[0])
         else:
             headers[name] = value
+
+
+GIT = web.AppKey("git", GitHttp)
+
+
+async def serve_git(request: web.Request) -> web.StreamResponse:
+    """/hill.git/...: the app's GitHttp answers."""
+    return await request.app[GIT].handle(request)

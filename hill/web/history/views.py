@@ -1,7 +1,7 @@
 """The history's pages: a commit (`/commit/SHA`, JSON `/api/commit/SHA`), a
 version's code by its hash (`/code/HASH`, text/plain) and the Atom feed of
 the hill's changes (`/history.atom`).  Their data is commits.py's; the
-versions of a program are shown on its page (views.breakdown).
+versions of a program are shown on its page (pages/views.breakdown).
 """
 
 from __future__ import annotations
@@ -10,22 +10,18 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.web.builds import IMMUTABLE, Built, packed, respond
-from hill.web.commits import HISTORY
-from hill.web.feed import atom_feed
-from hill.web.urls import PATHS, Urls, site_url
-from hill.web.views import BUILDS, page, reader
-
-routes = web.RouteTableDef()
+from hill.web.builds import BUILDS, IMMUTABLE, Built, packed, respond
+from hill.web.history.commits import HISTORY
+from hill.web.history.feed import atom_feed
+from hill.web.params import reader
+from hill.web.urls import Urls, site_url
 
 
-@page("commit", "commit.html", routes)
 async def commit(request: web.Request) -> dict[str, Any]:
     timeline = await reader(request).history()
     return await request.app[HISTORY].commit(timeline, request.match_info["sha"])
 
 
-@routes.get(PATHS["code"], name="code")
 async def code(request: web.Request) -> web.Response:
     """A version's code exactly as submitted; text/plain, never rendered as HTML."""
     body = await request.app[HISTORY].code(request.match_info["hash"])
@@ -36,7 +32,6 @@ async def code(request: web.Request) -> web.Response:
     return response
 
 
-@routes.get(PATHS["feed"], name="feed")
 async def feed(request: web.Request) -> web.Response:
     """The Atom feed, built once per state of the history (builds.py)."""
     timeline = await reader(request).history()
@@ -53,4 +48,5 @@ async def feed(request: web.Request) -> web.Response:
         )
         return packed(body, "application/atom+xml; charset=utf-8")
 
-    return respond(request, await request.app[BUILDS].get(("feed", site, timeline.key), build))
+    built = await request.app[BUILDS].get(("feed", site), build, timeline.key)
+    return respond(request, built)

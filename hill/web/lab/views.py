@@ -26,14 +26,10 @@ from hill.rules import changes, names
 from hill.rules.events import utcnow
 from hill.rules.standings import Contestant, Standings, worst_opponents
 from hill.store.queries import HillQueries
-from hill.web import pages
-from hill.web.builds import IMMUTABLE, Built, packed, respond
+from hill.web.builds import BUILDS, IMMUTABLE, Built, json_bytes, packed, respond
+from hill.web.params import snapshot, state_key
 from hill.web.render import render
-from hill.web.state import Snapshot
-from hill.web.urls import PATHS
-from hill.web.views import BUILDS, json_bytes, snapshot, state_key
-
-routes = web.RouteTableDef()
+from hill.web.state import Snapshot, event
 
 MAX_RUNS = 201  # outcome rows of one ranking request: a tuning's values
 ROW = "+0-"  # a battle's outcome from the tested program's side: win, tie, loss
@@ -52,13 +48,12 @@ class LabSettings:
 LAB = web.AppKey("lab", LabSettings)
 
 
-@routes.get(PATHS["lab"], name="lab")
 async def lab(request: web.Request) -> web.Response:
     """The page; its scripts fetch the state's data (lab-json) themselves."""
     snap = await snapshot(request)
     settings = request.app[LAB]
     data = {
-        "event": pages.event(snap.event),
+        "event": event(snap.event),
         "size": snap.standings.size,
         "hill_size": settings.size,
         "max_bytes": settings.max_program_bytes,
@@ -67,7 +62,6 @@ async def lab(request: web.Request) -> web.Response:
     return render(request, "lab.html", data)
 
 
-@routes.get(PATHS["lab-json"], name="lab-json")
 async def lab_state(request: web.Request) -> web.Response:
     """A hill state's programs (names, ranks, figures, sources) and its
     matrix, built once per state; a past state (?event=N) is cached for
@@ -100,7 +94,7 @@ def _state_bytes(snap: Snapshot, queries: HillQueries) -> Built:
         )
     outcomes = np.ascontiguousarray(standings.outcomes, dtype=np.int8)
     data = {
-        "event": pages.event(snap.event),
+        "event": event(snap.event),
         "method": standings.method,
         "battles": engine.BATTLES,
         "programs": programs,
@@ -110,7 +104,6 @@ def _state_bytes(snap: Snapshot, queries: HillQueries) -> Built:
     return packed(json_bytes(data), "application/json; charset=utf-8")
 
 
-@routes.post(PATHS["lab-rank"], name="lab-rank")
 async def lab_rank(request: web.Request) -> web.Response:
     """Rank outcomes the browser played against a state, as `-test` would:
     body {"name": "owner.name" (optional), "runs": [[ROW string per
@@ -130,7 +123,7 @@ async def lab_rank(request: web.Request) -> web.Response:
 def _ranked(snap: Snapshot, size: int, name: str, runs: list[np.ndarray]) -> Built:
     """Every run ranked, as gzipped JSON (in a worker thread)."""
     answers = [_rank_run(snap.standings, size, name, run) for run in runs]
-    data = {"event": pages.event(snap.event), "results": answers}
+    data = {"event": event(snap.event), "results": answers}
     return packed(json_bytes(data), "application/json; charset=utf-8")
 
 
@@ -197,6 +190,5 @@ def _rank_run(current: Standings, size: int, name: str, row: np.ndarray) -> dict
     }
 
 
-def setup(app: web.Application, queries: HillQueries, hill: HillSettings) -> None:
-    app[LAB] = LabSettings(hill.size, hill.max_program_bytes, queries)
-    app.add_routes(routes)
+def lab_settings(queries: HillQueries, hill: HillSettings) -> LabSettings:
+    return LabSettings(hill.size, hill.max_program_bytes, queries)

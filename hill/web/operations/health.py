@@ -41,7 +41,6 @@ from hill.layout import DataFolder
 from hill.rules.events import utcnow
 from hill.store import figures
 from hill.store.database import Database
-from hill.web.urls import PATHS
 
 STALE_SECONDS = 30.0  # the bot rewrites its status every 5 s
 ANSWER_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
@@ -234,9 +233,7 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 def setup(app: web.Application, db: Database, data_dir: Path, stuck_seconds: float) -> None:
-    """`/healthz` and `/metrics` on `app`, and its answers counted."""
+    """What `/healthz` and `/metrics` read, on `app`, and its answers counted."""
     health = Health(db, DataFolder(data_dir).bot_status, stuck_seconds)
     app[HEALTH] = health
     app.middlewares.insert(0, health.count)
-    app.router.add_get(PATHS["healthz"], healthz, name="healthz")
-    app.router.add_get(PATHS["metrics"], metrics, name="metrics")

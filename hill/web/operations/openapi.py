@@ -6,7 +6,7 @@ answer's schema (the field names exactly as the views write them: other
 tools read them) and its error answers (`{"error": ..., "status": N}`).
 The suite validates this description (openapi-spec-validator) and fuzzes a
 real `bfjoust web` with it (schemathesis): tests/test_web_openapi.py.
-Imports hill.web.urls and hill.web.views only.
+Imports hill.web.urls and hill.web.builds only.
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from typing import Any
 
 from aiohttp import web
 
+from hill.web.builds import json_response
 from hill.web.urls import PATHS
-from hill.web.views import json_response
 
 Schema = dict[str, Any]
 
-routes = web.RouteTableDef()
 
 NUM: Schema = {"type": "number"}
 INT: Schema = {"type": "integer"}
@@ -607,7 +606,7 @@ ANSWERS: dict[str, Schema] = {
     ),
 }
 
-# a big tournament's pieces (hill/web/tournament_pieces.py): served only for
+# a big tournament's pieces (hill/web/tournaments/pieces.py): served only for
 # a tournament over PAGED_ENTRANTS entrants or PAGED_MATCHES matches (404 else)
 ANSWERS |= {
     "tournament-round-json": obj(
@@ -655,7 +654,7 @@ ANSWERS |= {
             "reality_show": array(array(STR)),
         }
     ),
-    # the Lab's rankings: one answer a run (lab_views._rank_run)
+    # the Lab's rankings: one answer a run (hill/web/lab/views._rank_run)
     "lab-rank": obj(
         {
             "event": EVENT,
@@ -827,6 +826,5 @@ def description() -> Schema:
     }
 
 
-@routes.get(PATHS["openapi-json"], name="openapi-json")
 async def openapi(_request: web.Request) -> web.Response:
     return json_response(description())

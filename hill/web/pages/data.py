@@ -1,4 +1,4 @@
-"""The data behind each page, as plain JSON-ready dicts.
+"""The data behind the hill's own pages (views.py), as plain JSON-ready dicts.
 
 The JSON API serves these dicts as they are and the HTML templates render the
 very same ones, so a page and its `/api/...` twin can never disagree.
@@ -13,27 +13,9 @@ import numpy as np
 from hill import engine
 from hill.rules.events import EventKind, iso_utc
 from hill.rules.reports import json_report
-from hill.store.queries import HillEvent
-from hill.web.state import Snapshot, Timeline
+from hill.web.state import Snapshot, Timeline, event
 
 TAPES = list(engine.TAPE_LENGTHS)
-
-
-def event(change: HillEvent | None) -> dict[str, Any] | None:
-    if change is None:
-        return None
-    return {
-        "id": change.id,
-        "time": iso_utc(change.time),
-        "kind": change.kind,
-        "actor": change.actor,
-        "summary": change.summary,
-        "commit": change.commit,
-        "program": change.program,
-        "displaced": change.displaced,
-        "size": len(change.entries),
-        "contest": change.contest,  # the contest whose files it publishes
-    }
 
 
 def standings(snap: Snapshot) -> dict[str, Any]:
@@ -137,33 +119,6 @@ def pair(snap: Snapshot, left: str, right: str) -> dict[str, Any]:
         "margin": snap.standings.margin(a, b),
         "line": engine.classic_line(outcomes.tolist()),
         "battles": _battles(outcomes),
-    }
-
-
-def battle(snap: Snapshot, left: str, right: str, tape: int, polarity: str) -> dict[str, Any]:
-    """The battle viewer's page: who, on which tape, and the outcome the hill scored."""
-    a, b = snap.index(left), snap.index(right)
-    i = engine.battle_index(tape, polarity)
-    return {
-        **battle_setup(left, right, tape, polarity),
-        "event": event(snap.event),
-        "programs": [e.program.full_name for e in snap.standings.entries],
-        "scored": int(snap.standings.outcomes[a, b, i]),
-    }
-
-
-def battle_setup(left: str, right: str, tape: int, polarity: str) -> dict[str, Any]:
-    """What every battle viewer's page says, in a hill state or not (by code:
-    no event, no list of the hill's programs)."""
-    return {
-        "event": None,
-        "programs": [],
-        "left": left,
-        "right": right,
-        "tape": tape,
-        "polarity": polarity,
-        "tapes": TAPES,
-        "polarities": list(engine.POLARITIES),
     }
 
 

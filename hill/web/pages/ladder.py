@@ -1,8 +1,10 @@
-"""The all-time ladder's data for the web report: the latest standing
-(hill.store.archive), read in a thread of its own and kept until it
-changes (a new standing, a new program in the ladder's pool, or a hill
-change: which programs are on the hill).  `/ladder` shows it
-(ladder_page.py); a program that left the hill shows its versions' places.
+"""The all-time ladder's page, `/ladder`, and its JSON twin `/api/ladder`:
+the ranking as an error-bar chart (server-side SVG) and a table, how many
+jousts it is made of, and each program's versions.  Its data is the latest
+standing (hill.store.archive), read in a thread of its own and kept until
+it changes (a new standing, a new program in the ladder's pool, or a hill
+change: which programs are on the hill); a program that left the hill
+shows its versions' places (`ladder_versions`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from hill.ladder.report import board_json
 from hill.store.archive import board_mark, read_board
 from hill.store.database import Database
 from hill.web.builds import View
+from hill.web.cache import StateCache
 from hill.web.reader_thread import ThreadedReader
 
 
@@ -24,7 +27,7 @@ class LadderReader(ThreadedReader):
     def __init__(self, db: Database) -> None:
         super().__init__(1, "web-ladder")
         self.db = db
-        self._cached: tuple[Any, dict[str, Any]] | None = None
+        self._cached: StateCache[str, dict[str, Any]] = StateCache(1)
 
     async def data(self) -> dict[str, Any]:
         """The data now (read again once the ladder or the hill changed)."""
@@ -37,9 +40,7 @@ class LadderReader(ThreadedReader):
 
     async def _current(self) -> tuple[Any, dict[str, Any]]:
         key = await self._shared(self._version)  # (one query for requests at once)
-        if self._cached is None or self._cached[0] != key:
-            self._cached = (key, await self._run(self._load))
-        return self._cached
+        return key, await self._cached.get("ladder", key, lambda: self._run(self._load))
 
     def _version(self) -> tuple[int | None, ...]:
         """What the page depends on, cheaply: the standing, the pool, the hill."""
@@ -76,3 +77,7 @@ async def ladder_versions(app: web.Application, full_name: str) -> list[dict[str
     data = await app[LADDER].data()
     found = [p for p in data.get("programs", []) if p["program"] == full_name]
     return found[0]["versions"] if found else []
+
+
+async def ladder(request: web.Request) -> View:
+    return await request.app[LADDER].view()

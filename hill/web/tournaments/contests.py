@@ -7,8 +7,11 @@ While a contest is open its pages show the entrants and the time left,
 never the code nor anything made from it (hill.store.contests hides it).
 Once played: the standings with each player's share of the match wins and
 the controls marked, the crosstable with a sample battle per pair and the
-reality show (the tournament pages' data, tournament_reader.py), and the
-command that recomputes the results from a clone of the hill's history.
+reality show (the tournament pages' data, reader.py; a big tournament's
+from its table, its pieces on its own page), and the command that
+recomputes the results from a clone of the hill's history.  While it
+plays, its progress is a few counts (reader.progress), never the
+tournament read whole.
 """
 
 from __future__ import annotations
@@ -23,12 +26,10 @@ from hill.rules.contests import ContestState
 from hill.rules.events import iso_utc, utcnow
 from hill.store.contests import ContestView, contest, contests
 from hill.store.database import Database
-from hill.web.git_http import clone_url
-from hill.web.reader_thread import ThreadedReader, serve
-from hill.web.tournament_reader import TOURNAMENTS
-from hill.web.views import page
+from hill.web.reader_thread import ThreadedReader
+from hill.web.tournaments.reader import TOURNAMENTS
+from hill.web.urls import clone_url
 
-routes = web.RouteTableDef()
 CLONE_FOLDER = "hill"  # what the page's clone command names its folder
 DETAIL = ("programs", "samples", "crosstable", "thumbnails", "eliminations", "bump_chart")
 
@@ -70,14 +71,12 @@ def summary(view: ContestView, now: Any) -> dict[str, Any]:
     }
 
 
-@page("contests", "contests.html", routes)
 async def contest_list(request: web.Request) -> dict[str, Any]:
     now = utcnow()
     views = await request.app[CONTESTS].all()
     return {"now": iso_utc(now), "contests": [summary(v, now) for v in views]}
 
 
-@page("contest", "contest.html", routes)
 async def contest_page(request: web.Request) -> dict[str, Any]:
     view = await request.app[CONTESTS].one(request.match_info["name"])
     now = utcnow()
@@ -99,10 +98,10 @@ async def contest_page(request: web.Request) -> dict[str, Any]:
         **dict.fromkeys(DETAIL),
     }
     if view.tournament_id is not None:
-        played = await request.app[TOURNAMENTS].whole(view.tournament_id)
-        keys = ("matches_committed", "matches_expected", "percent")
-        data["progress"] = {key: played[key] for key in keys}
+        tournaments = request.app[TOURNAMENTS]
+        data["progress"] = await tournaments.progress(view.tournament_id)
         if view.state == ContestState.PLAYED:
+            played = await tournaments.played(view.tournament_id)
             data.update({key: played[key] for key in DETAIL})
     if view.result is not None:
         data["recompute"] = {
@@ -111,8 +110,3 @@ async def contest_page(request: web.Request) -> dict[str, Any]:
             "command": rules.recompute_command(view.result),
         }
     return data
-
-
-def setup(app: web.Application, db: Database) -> None:
-    """Serve the contest pages from the hill's database."""
-    serve(app, CONTESTS, ContestReader(db), routes)

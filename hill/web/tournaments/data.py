@@ -23,7 +23,7 @@ import numpy as np
 
 from hill import engine
 from hill.tournaments.registry import tournament_format
-from hill.web.bump_chart import eliminations
+from hill.web.charts.bump import eliminations
 
 THUMBNAILS_MAX = 40  # entrants: above, the crosstable has no pictures
 CROSSTABLE_MAX = 120  # entrants: above, no crosstable on the page (the JSON has the rounds)

@@ -21,7 +21,7 @@ holds `format`, `seed`, `entrants`, `ended`, `standings` and `rounds`
 (each with `number` and `bye`; its `matches` are in the round's pages,
 counted in `matches_count`), `reality_show` is null (its pages are in
 `pieces`), as are `samples` and `crosstable`.  Smaller tournaments are
-served whole, as before (tournament_data.detail).
+served whole, as before (data.detail).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import numpy as np
 
 from hill.errors import NotFound
 from hill.tournaments.registry import tournament_format
-from hill.web import tournament_data
-from hill.web.bump_chart import eliminations
+from hill.web.charts.bump import eliminations
+from hill.web.tournaments import data as tournament_data
 
 PAGED_ENTRANTS = 150
 PAGED_MATCHES = 10_000
@@ -169,9 +169,7 @@ def overview(
         "crosstable": None,
         "thumbnails": False,
         "bump_chart": False,
-        "eliminations": (
-            eliminations([[t.names[i] for i in s[-1:]] for s in t.stages]) if t.stages else None
-        ),
+        "eliminations": _eliminations(t),
         "standings_page": {
             "page": page,
             "pages": pages,
@@ -194,6 +192,24 @@ def overview(
             else [],
         },
     }
+
+
+def played(t: Table) -> dict[str, Any]:
+    """What a played contest's page shows of a big tournament beside its
+    standings (as tournament_data.detail's keys): the programs and the
+    elimination order; its crosstable and sample battles are in its pieces."""
+    return {
+        "programs": t.programs,
+        "samples": None,
+        "crosstable": None,
+        "thumbnails": False,
+        "eliminations": _eliminations(t),
+        "bump_chart": False,
+    }
+
+
+def _eliminations(t: Table) -> list[dict[str, object]] | None:
+    return eliminations([[t.names[i] for i in s[-1:]] for s in t.stages]) if t.stages else None
 
 
 def _match(t: Table, k: int) -> dict[str, Any]:

@@ -1,14 +1,16 @@
 """The read side of the tournament pages: the hill's stored tournaments
 (hill.store.records) and the programs they played, read in a thread
-of its own (SQLite blocks) and shaped by tournament_data.py.
+of its own (SQLite blocks) and shaped by data.py.
 
-A tournament's page is cached while its result stays the same (the same
-matches committed, the same end): a finished one is read once, a running
-one again as its matches come in.  A big one (tournament_pieces.py) is
-read into a compact Table once per settled result (its complete rounds
-and its end), whatever comes in meanwhile, and its pages are pieces of it;
-its progress is read at each request (a few counts).  Pages are built in
-the web's build threads (builds.py), where these reads run too.
+A small tournament's page is kept while its result stays the same (the
+same matches committed, the same end: cache.StateCache): a finished one
+is read once, a running one again as its matches come in.  A big one
+(pieces.py) is read into a compact Table once per settled result (its
+complete rounds and its end), whatever comes in meanwhile, and its pages
+are pieces of it.  A tournament's progress (`progress`: what a contest's
+page follows while it plays) is a few counts, read at each request and
+never the tournament whole.  Pages are built in the web's build threads
+(builds.py), where these reads run too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import itertools
 import re
 import threading
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -30,15 +33,17 @@ from hill.store import records
 from hill.store.database import Database
 from hill.store.jousts import read_jousts, stream_jousts
 from hill.store.queries import latest_names
-from hill.threads import LRU
-from hill.web import tournament_data, tournament_pieces
 from hill.web.builds import View
+from hill.web.cache import StateCache
 from hill.web.reader_thread import ThreadedReader
-from hill.web.tournament_pieces import Piece, Table
+from hill.web.tournaments import data as tournament_data
+from hill.web.tournaments import pieces as tournament_pieces
+from hill.web.tournaments.pieces import Piece, Table
 
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
 PAGES = 8  # tournament pages kept
 TABLES = 2  # big tournaments' tables kept (tens of MB each for 500,000 matches)
+SUMMARIES = 4096  # tournaments' summaries kept (for the list: every tournament's)
 
 
 class TournamentReader(ThreadedReader):
@@ -47,13 +52,12 @@ class TournamentReader(ThreadedReader):
     def __init__(self, db: Database) -> None:
         super().__init__(1, "web-tournaments")
         self.db = db
-        self._pages: LRU[tuple[Any, ...], dict[str, Any]] = LRU(PAGES)
-        self._tables: LRU[tuple[Any, ...], Table] = LRU(TABLES)
+        # by tournament, with the mark (progress, or settled result) they were read at
+        self._pages: StateCache[int, dict[str, Any]] = StateCache(PAGES)
+        self._tables: StateCache[int, Table] = StateCache(TABLES)
+        self._summaries: StateCache[int, records.TournamentSummary] = StateCache(SUMMARIES)
         self._building = threading.Lock()  # one big read at a time
-        self._sizes: dict[int, tuple[int, int]] = {}  # entrants, matches expected
-        # each tournament's summary with the mark it was read at (tournaments
-        # are never deleted; a finished one is read once)
-        self._summaries: dict[int, tuple[records.Mark, records.TournamentSummary]] = {}
+        self._sizes: dict[int, tuple[int, int]] = {}  # entrants, matches expected (never change)
 
     async def listing(self) -> View:
         """Every tournament, newest first (a View: what it depends on, the data)."""
@@ -65,10 +69,8 @@ class TournamentReader(ThreadedReader):
         marks = records.progress_marks(self.db)
         summaries = []
         for tournament_id, mark in marks.items():
-            known = self._summaries.get(tournament_id)
-            if known is None or known[0] != mark:
-                known = self._summaries[tournament_id] = (mark, self._summary(tournament_id, mark))
-            summaries.append(known[1])
+            make = partial(self._summary, tournament_id, mark)
+            summaries.append(self._summaries.get_or_make(tournament_id, mark, make))
         return marks, summaries
 
     def _summary(self, tournament_id: int, mark: records.Mark) -> records.TournamentSummary:
@@ -112,6 +114,26 @@ class TournamentReader(ThreadedReader):
         mark = await self._shared(self._mark, tournament_id)
         return await self._run(self._page, tournament_id, mark)
 
+    async def progress(self, tournament_id: int) -> dict[str, Any]:
+        """How far the tournament has come ("matches_committed",
+        "matches_expected", "percent"), from a few counts: NotFound if
+        there is none."""
+        committed, _, _ = await self._shared(self._mark, tournament_id)
+        _, expected = await self._shared(self._size, tournament_id)
+        return {
+            "matches_committed": committed,
+            "matches_expected": expected,
+            "percent": tournament_data.progress_percent(committed, expected),
+        }
+
+    async def played(self, tournament_id: int) -> dict[str, Any]:
+        """What a played contest's page shows of its tournament: a small one's
+        page whole (tournament_data.detail), a big one's from its Table
+        (pieces.played: its crosstable and samples on its own pages)."""
+        if await self._shared(self._big, tournament_id):
+            return await self._run(lambda: tournament_pieces.played(self._table(tournament_id)))
+        return await self.whole(tournament_id)
+
     async def ranked(self, tournament_id: int) -> tuple[list[str], dict[str, str], int]:
         """The entrants best first (as entered before any result), each one's
         code hash, and the matches committed; a big tournament's from its
@@ -137,15 +159,19 @@ class TournamentReader(ThreadedReader):
             raise NotFound(f"there is no tournament {tournament_id}")
         return mark
 
-    def _big(self, tournament_id: int) -> bool:
-        """Whether the tournament is served in pieces (its size never changes)."""
+    def _size(self, tournament_id: int) -> tuple[int, int]:
+        """The tournament's entrants and the matches it expects (they never change)."""
         size = self._sizes.get(tournament_id)
         if size is None:
             size = records.tournament_size(self.db, tournament_id)
             if size is None:
                 raise NotFound(f"there is no tournament {tournament_id}")
             self._sizes[tournament_id] = size
-        return tournament_pieces.is_big(*size)
+        return size
+
+    def _big(self, tournament_id: int) -> bool:
+        """Whether the tournament is served in pieces."""
+        return tournament_pieces.is_big(*self._size(tournament_id))
 
     def _settled(self, tournament_id: int) -> tuple[int, int, str | None]:
         """What a big tournament's result depends on: its settled rounds, its end."""
@@ -154,14 +180,15 @@ class TournamentReader(ThreadedReader):
 
     def _table(self, tournament_id: int) -> Table:
         """The Table of the tournament's settled result (read once)."""
-        key = self._settled(tournament_id)
+        settled = self._settled(tournament_id)
         with self._building:
-            table = self._tables.get(key)
-            if table is None:
-                settled = records.settled_result(self.db, tournament_id)
-                assert settled is not None  # tournaments are never deleted
-                table = self._tables.put(key, tournament_pieces.table(settled, self._samples))
-        return table
+            read = partial(self._read, tournament_id)
+            return self._tables.get_or_make(tournament_id, settled, read)
+
+    def _read(self, tournament_id: int) -> Table:
+        settled = records.settled_result(self.db, tournament_id)
+        assert settled is not None  # tournaments are never deleted
+        return tournament_pieces.table(settled, self._samples)
 
     @staticmethod
     def _progressed(table: Table, mark: records.Mark) -> records.TournamentSummary:
@@ -171,14 +198,12 @@ class TournamentReader(ThreadedReader):
         return dataclasses.replace(summary, matches_committed=committed, rounds_played=opened)
 
     def _page(self, tournament_id: int, mark: records.Mark) -> dict[str, Any]:
-        key = (tournament_id, *mark)
-        cached = self._pages.get(key)
-        if cached is None:
-            view = records.tournament(self.db, tournament_id)
-            assert view is not None  # tournaments are never deleted
-            outcomes = self._outcomes(list(view.programs.values()))
-            cached = self._pages.put(key, tournament_data.detail(view, outcomes))
-        return cached
+        return self._pages.get_or_make(tournament_id, mark, partial(self._detail, tournament_id))
+
+    def _detail(self, tournament_id: int) -> dict[str, Any]:
+        view = records.tournament(self.db, tournament_id)
+        assert view is not None  # tournaments are never deleted
+        return tournament_data.detail(view, self._outcomes(list(view.programs.values())))
 
     def _samples(self, a: Sequence[str], b: Sequence[str], margins: np.ndarray) -> np.ndarray:
         """The sample battles of many matches (tournament_data.sample_battles),

@@ -1,13 +1,13 @@
 """The tournament pages: `/tournaments` (JSON `/api/tournaments`), each
 tournament at `/tournament/ID` (JSON `/api/tournament/ID`: its summary's
 fields and its result in the tool contract, unchanged), a big one's pieces
-(tournament_pieces.py: `/tournament/ID/round/N?page=P`, `.../entrant/NAME`,
+(pieces.py: `/tournament/ID/round/N?page=P`, `.../entrant/NAME`,
 `.../crosstable?rows=R&columns=C`, and JSON `.../reality-show?page=P`), and
-`/thumbnail`, the small picture of a battle given by its programs' code
-hashes (PNG, drawn under the battle viewer's bounds: trace_store.py).
+the strategy map of a tournament's entrants (`/tournament/ID/strategy`,
+drawn by hill.web.analytics).
 
-Their data is tournament_data.py's and tournament_pieces.py's, read by
-tournament_reader.py; each is built once per state (builds.py).
+Their data is data.py's and pieces.py's, read by reader.py; each is built
+once per state (builds.py).  The contests' pages are contests.py's.
 """
 
 from __future__ import annotations
@@ -16,31 +16,19 @@ from typing import Any
 
 from aiohttp import web
 
-from hill.errors import NotFound
-from hill.store.database import Database
-from hill.web import tournament_pieces as pieces
-from hill.web.builds import IMMUTABLE, View
-from hill.web.reader_thread import serve
-from hill.web.tournament_reader import TOURNAMENTS, TournamentReader
-from hill.web.urls import PATHS, Urls
-from hill.web.views import TRACES, code_battle_params, int_param, name_param, page, serve_page
-
-routes = web.RouteTableDef()
+from hill.web.analytics import data as analytics_pages
+from hill.web.analytics.reader import ANALYTICS
+from hill.web.builds import View, serve_page
+from hill.web.params import int_param, name_param, tournament_id
+from hill.web.tournaments import pieces
+from hill.web.tournaments.reader import TOURNAMENTS
+from hill.web.urls import Urls
 
 
-def tournament_id(request: web.Request) -> int:
-    text = request.match_info["id"]
-    if not (text.isascii() and text.isdigit()) or len(text) > 12:
-        raise NotFound(f"no tournament {text[:20]!r}: tournaments are numbered 1, 2, 3 ...")
-    return int(text)
-
-
-@page("tournaments", "tournaments.html", routes)
 async def tournaments(request: web.Request) -> View:
     return await request.app[TOURNAMENTS].listing()
 
 
-@page("tournament", "tournament.html", routes)
 async def tournament(request: web.Request) -> View:
     """The whole tournament, or a big one's overview (standings ?page=P)."""
     standings = int_param(request, "page")
@@ -55,7 +43,6 @@ async def piece(request: web.Request, make: pieces.Piece) -> View:
     return await request.app[TOURNAMENTS].page(tournament_id(request), make, piece=True)
 
 
-@page("tournament-round", "tournament_round.html", routes)
 async def tournament_round(request: web.Request) -> View:
     number = int_param(request, "round", request.match_info["round"])
     page_number = int_param(request, "page")
@@ -63,33 +50,30 @@ async def tournament_round(request: web.Request) -> View:
     return await piece(request, lambda t, _: pieces.round_page(t, number or 0, page_number, json))
 
 
-@page("tournament-entrant", "tournament_entrant.html", routes)
 async def tournament_entrant(request: web.Request) -> View:
     name = name_param(request)
     return await piece(request, lambda t, _: pieces.entrant_page(t, name))
 
 
-@page("tournament-crosstable", "tournament_crosstable.html", routes)
 async def tournament_crosstable(request: web.Request) -> View:
     row, column = int_param(request, "rows") or 1, int_param(request, "columns") or 1
     return await piece(request, lambda t, _: pieces.crosstable_tile(t, row, column))
 
 
-@routes.get(PATHS["tournament-stages-json"], name="tournament-stages-json")
 async def tournament_stages(request: web.Request) -> web.Response:
     number = int_param(request, "page")
     loaded = await piece(request, lambda t, _: pieces.stages_page(t, number))
     return await serve_page(request, loaded, None)
 
 
-@routes.get(PATHS["thumbnail"], name="thumbnail")
-async def thumbnail(request: web.Request) -> web.Response:
-    """The battle's picture (thumbnail.py): tape across, time down."""
-    hashes, _, tape, polarity = await code_battle_params(request)  # NotFound: no such code
-    png = await request.app[TRACES].thumbnail(*hashes, tape, polarity)
-    return web.Response(body=png, content_type="image/png", headers={"Cache-Control": IMMUTABLE})
-
-
-def setup(app: web.Application, db: Database) -> None:
-    """Serve the tournament pages from the hill's database."""
-    serve(app, TOURNAMENTS, TournamentReader(db), routes)
+async def tournament_strategy(request: web.Request) -> dict[str, Any]:
+    number = tournament_id(request)
+    names, programs, committed = await request.app[TOURNAMENTS].ranked(number)
+    shown = names[: analytics_pages.MAX_MAP]
+    hashes = [programs[name] for name in shown]
+    key = ("tournament", number, committed)
+    analysis, margins = await request.app[ANALYTICS].tournament(key, shown, hashes)
+    ranks = list(range(1, len(shown) + 1))
+    data = analytics_pages.strategy(analysis, margins, ranks, len(shown))
+    data["size"] = len(names)
+    return {"event": None, "pool": "tournament", "tournament": number, **data}

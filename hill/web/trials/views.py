@@ -1,8 +1,10 @@
 """The page of a `-test` trial, `/test/TOKEN` (JSON `/api/test/TOKEN`): the
 tested program's breakdown against the hill it met, as a program's page
 shows it (its event's standings hold it), marked as a test, with each
-battle a link into the viewer; kept for `[hill] test_page_hours`
-(hill.store.trials), then answered 410 Gone.
+battle a link into the viewer, and the strategy map of that hill
+(`/test/TOKEN/strategy`); kept for `[hill] test_page_hours`
+(hill.store.trials), then answered 410 Gone, and forgotten (the expired
+ones are deleted when the web starts and as each new one is asked for).
 """
 
 from __future__ import annotations
@@ -16,13 +18,11 @@ from hill.rules.events import iso_utc
 from hill.store.queries import HillQueries
 from hill.store.trials import Trial, TrialPages
 from hill.threads import LRU
-from hill.web import pages
-from hill.web.analytics_reader import ANALYTICS
-from hill.web.reader_thread import ThreadedReader, serve
-from hill.web.state import Snapshot
-from hill.web.views import page
-
-routes = web.RouteTableDef()
+from hill.web.analytics.reader import ANALYTICS
+from hill.web.analytics.views import state_map
+from hill.web.pages import data as pages
+from hill.web.reader_thread import ThreadedReader
+from hill.web.state import Snapshot, event
 
 
 class TrialReader(ThreadedReader):
@@ -49,9 +49,9 @@ class TrialReader(ThreadedReader):
         return trial, cached
 
     def _snapshot(self, trial: Trial) -> Snapshot:
-        event = self.queries.event(trial.event)
+        change = self.queries.event(trial.event)
         standings = self.queries.standings_at(trial.event)
-        snap = Snapshot(event, standings, {})
+        snap = Snapshot(change, standings, {})
         snap.statistics  # noqa: B018 - computed here, in the reader's thread
         return snap
 
@@ -59,7 +59,6 @@ class TrialReader(ThreadedReader):
 TRIALS = web.AppKey("trials", TrialReader)
 
 
-@page("test", "breakdown.html", routes)
 async def test_page(request: web.Request) -> dict[str, Any]:
     trial, snap = await request.app[TRIALS].trial(request.match_info["token"])
     data = pages.breakdown(snap, trial.program)
@@ -77,6 +76,7 @@ async def test_page(request: web.Request) -> dict[str, Any]:
     return {**data, "trial": about, "versions": [], "departed": None, "profile": profile}
 
 
-def setup(app: web.Application, queries: HillQueries) -> None:
-    """Serve the trials' pages from the hill that `queries` reads."""
-    serve(app, TRIALS, TrialReader(queries), routes)
+async def test_strategy(request: web.Request) -> dict[str, Any]:
+    trial, snap = await request.app[TRIALS].trial(request.match_info["token"])
+    data = await state_map(request, snap, ("test", trial.token))
+    return {"event": event(snap.event), "pool": "test", "trial": trial.token, **data}

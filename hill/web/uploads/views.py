@@ -30,12 +30,11 @@ from hill.rules.requests import OPEN, answer_text
 from hill.store.requests import RequestBook
 from hill.store.uploads import LinkState, UploadLinks
 from hill.threads import LRU
-from hill.web.form import read_form
 from hill.web.render import render
 from hill.web.requestlog import note_bad_request
-from hill.web.urls import PATHS, Urls, site_url
+from hill.web.uploads.form import read_form
+from hill.web.urls import Urls, site_url
 
-routes = web.RouteTableDef()
 REFRESH_SECONDS = 2
 FAILURES_ALLOWED = 10  # failed posts on one link, then it no longer works
 TOO_MANY = "too many failed uploads on this link: it no longer works; ask the bot for a new one"
@@ -110,7 +109,6 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
     return response
 
 
-@routes.get(PATHS["upload"], name="upload")
 async def show(request: web.Request) -> web.Response:
     """The form, or what became of the upload."""
     state = await _state(request)
@@ -123,7 +121,6 @@ async def show(request: web.Request) -> web.Response:
     return _page(request, state, waiting=waiting)
 
 
-@routes.post(PATHS["upload"])
 async def upload(request: web.Request) -> web.Response:
     state = await _state(request)
     if state.request is not None:
