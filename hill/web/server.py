@@ -170,7 +170,12 @@ def create_app(
     health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)
     app.add_routes(ROUTES)
     app.on_response_prepare.append(security_headers)
+    app.on_startup.append(_clear_expired_tests)
     return app
+
+
+async def _clear_expired_tests(app: web.Application) -> None:
+    await app[TRIALS].clear_expired()
 
 
 class Serving:

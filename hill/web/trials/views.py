@@ -9,6 +9,7 @@ ones are deleted when the web starts and as each new one is asked for).
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from aiohttp import web
@@ -23,6 +24,8 @@ from hill.web.analytics.views import state_map
 from hill.web.pages import data as pages
 from hill.web.reader_thread import ThreadedReader
 from hill.web.state import Snapshot, event
+
+log = logging.getLogger(__name__)
 
 
 class TrialReader(ThreadedReader):
@@ -47,6 +50,17 @@ class TrialReader(ThreadedReader):
         if cached is None:
             cached = self._snapshots.put(token, await self._run(self._snapshot, trial))
         return trial, cached
+
+    async def clear_expired(self) -> None:
+        """Forget the pages long expired (hill.store.trials: as the web starts;
+        the writer does it too, as it opens a new one)."""
+        try:
+            cleared = await self._run(self.pages.clear_expired)
+        except Exception as error:  # the storage failing now: cleared at the next test
+            log.warning("expired test pages not cleared: %s", error)
+            return
+        if cleared:
+            log.info("%d expired test pages cleared", cleared)
 
     def _snapshot(self, trial: Trial) -> Snapshot:
         change = self.queries.event(trial.event)
