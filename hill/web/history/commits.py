@@ -17,7 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from aiohttp import web
 
@@ -26,13 +26,13 @@ from hill.errors import GitUnavailable, HillError, NotFound
 from hill.rules import names
 from hill.rules.events import iso_utc
 from hill.store.queries import HillEvent, HillQueries, ProgramVersion
-from hill.threads import LRU, Threads
+from hill.threads import LRU
 from hill.web.history.code_diff import code_diff
 from hill.web.history.git_reader import ChangedFile, GitCommit, GitReader
+from hill.web.reader_thread import ThreadedReader
 from hill.web.state import Timeline, event
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 SHA = re.compile(r"[0-9a-f]{7,40}")
 CODE_HASH = re.compile(r"[0-9a-f]{64}")
 SHORT = 10  # digits of a commit shown
@@ -88,22 +88,16 @@ def _move(
     }
 
 
-class HistoryPages:
+class HistoryPages(ThreadedReader):
     """Commit pages and program versions, cached; the reads (SQLite, the
     diffs) run on threads of their own, git in subprocesses."""
 
     def __init__(self, queries: HillQueries, repository: Path) -> None:
+        super().__init__(2, "web-history")
         self.queries = queries
         self.git = GitReader(repository)
         self._commits: LRU[str, dict[str, Any]] = LRU(COMMITS_KEPT)
         self._diffs: LRU[tuple[str, str], dict[str, Any]] = LRU(DIFFS_KEPT)
-        self._threads = Threads(2, "web-history")
-
-    def close(self) -> None:
-        self._threads.close()
-
-    async def _run(self, function: Callable[..., T], *args: Any) -> T:
-        return await self._threads.run(function, *args)
 
     async def commit(self, timeline: Timeline, sha: str) -> dict[str, Any]:
         """A commit page's data (see README: /api/commit/SHA)."""
