@@ -84,7 +84,7 @@ class TournamentReader(ThreadedReader):
     async def page(self, tournament_id: int, big_page: Piece, *, piece: bool = False) -> View:
         """Tournament `tournament_id`'s page (NotFound if there is none): a
         small one whole (tournament_data.detail), a big one as
-        `big_page(table, summary)` of its Table (tournament_pieces.py) with
+        `big_page(table, summary)` of its Table (pieces.py) with
         its progress now; `piece`: a piece of a big one only (NotFound for
         a small one, shown whole), kept while its result stays settled."""
         mark = await self._shared(self._mark, tournament_id)
