@@ -5,9 +5,9 @@ Builds (once, then kept in bench/output/, ignored by git) a hill whose
 archive holds `--entrants` quick programs (their jousts take microseconds)
 and the round robin of that archive, played by the hill's tournament writer
 to `--share` of its matches and stopped there (as the bot leaves one when it
-stops): a running tournament of N(N-1)/2 matches.  Then, in this process,
-it times each way of reading it, with the peak of the memory it allocated
-(tracemalloc, a second run), each on a fresh reader (nothing kept):
+stops): a running tournament of N(N-1)/2 matches.  Then it times each way
+of reading it, each in a fresh process (nothing kept, nothing shared), with
+how much that process's peak memory (its maximum resident set) grew:
 
 - the tournament whole (`TournamentReader.whole`: hill.store.records
   replays its ledger, every match gets its sample battle): what a contest's
@@ -25,10 +25,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import resource
 import shutil
 import time
-import tracemalloc
-from collections.abc import Awaitable, Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -99,24 +100,38 @@ def archive(entrants: int, share: float) -> Path:
     return folder / "var"
 
 
-def measure(what: str, db: Database, read: Callable[[TournamentReader], Awaitable[Any]]) -> None:
-    """`read` on a fresh reader: its time, then (again, fresh) its peak allocation."""
+def overview(table: pieces.Table, summary: dict[str, Any]) -> dict[str, Any]:
+    return pieces.overview(table, summary, None, Urls().json)
 
-    async def once() -> float:
-        reader = TournamentReader(db)
-        try:
-            started = time.perf_counter()
-            await read(reader)
-            return time.perf_counter() - started
-        finally:
-            reader.close()
 
-    seconds = asyncio.run(once())
-    tracemalloc.start()
-    asyncio.run(once())
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    print(f"  {what:58} {seconds:8.3f} s, peak {peak / 2**20:7.1f} MB allocated")
+async def read(reader: TournamentReader, what: str) -> Any:
+    if what == "whole":
+        return await reader.whole(1)
+    if what == "progress":
+        return await reader.progress(1)
+    return (await reader.page(1, overview)).build()
+
+
+def timed(data: Path, what: str) -> tuple[float, float]:
+    """(In a process of its own.)  Seconds to read `what` on a fresh reader,
+    and the growth of the process's peak memory, MB."""
+    db = Database.existing(DataFolder(data).database)
+    reader = TournamentReader(db)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    try:
+        started = time.perf_counter()
+        asyncio.run(read(reader, what))
+        seconds = time.perf_counter() - started
+    finally:
+        reader.close()
+        db.close()
+    return seconds, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+
+
+def measure(data: Path, label: str, what: str) -> None:
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as fresh:
+        seconds, grown = fresh.submit(timed, data, what).result()
+    print(f"  {label:58} {seconds:8.3f} s, peak memory +{grown:6.0f} MB")
 
 
 def main() -> None:
@@ -125,21 +140,10 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.5)
     args = parser.parse_args()
     data = archive(args.entrants, args.share)
-    db = Database.existing(DataFolder(data).database)
-    try:
-        print(f"a round robin of {args.entrants} entrants, {args.share:.0%} played:")
-        measure("whole (the contest page's read before, each request)", db, lambda r: r.whole(1))
-        measure("progress (the contest page's read now)", db, lambda r: r.progress(1))
-
-        def overview(table: pieces.Table, summary: dict[str, Any]) -> dict[str, Any]:
-            return pieces.overview(table, summary, None, Urls().json)
-
-        async def page(reader: TournamentReader) -> Any:
-            return (await reader.page(1, overview)).build()
-
-        measure("the tournament's own page (its table, once per settled)", db, page)
-    finally:
-        db.close()
+    print(f"a round robin of {args.entrants} entrants, {args.share:.0%} played:")
+    measure(data, "whole (the contest page's read before, each request)", "whole")
+    measure(data, "progress (the contest page's read now)", "progress")
+    measure(data, "the tournament's own page (its table, once per settled)", "page")
 
 
 if __name__ == "__main__":
