@@ -30,7 +30,7 @@ from hill.engine.arena import Arena
 from hill.rules.names import from_file
 from hill.store.joust_stats import stats_among
 from hill.store.tables import JoustStats
-from hill.web.analytics_reader import AnalyticsReader
+from hill.web.analytics.reader import AnalyticsReader
 from hill.writers.backfill import StatsBackfill
 from hill.writers.hill import Hill
 

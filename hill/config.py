@@ -85,7 +85,7 @@ class WebSettings:
     page_workers: int = 2  # pages built at once (each in a thread)
     page_queue: int = 32  # pages waiting to be built; more are answered 503
     page_cache_mb: int = 64  # built pages kept (compressed), in MB
-    # /healthz: unhealthy while a request has been open longer (hill.web.health)
+    # /healthz: unhealthy while a request has been open longer (hill.web.operations.health)
     stuck_request_seconds: float = 300.0
 
     @property

@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import grimp
@@ -236,50 +236,75 @@ def may_import(init: Path) -> str:
     return " ".join(found.group(1).split())
 
 
-def named_in(sentence: str) -> set[str]:
-    """The packages and libraries a "May import:" sentence names."""
+def named_in(sentence: str, part: Callable[[str], str] | None = None) -> set[str]:
+    """The packages and libraries a "May import:" sentence names (`part`:
+    the part of the project a name stands for, by default part_of)."""
+    part = part or part_of
     words = set(re.findall(r"[A-Za-z_][\w.-]*[\w]", sentence))
-    return {w.lower() for w in words} | {part_of(w) for w in words if w.startswith("hill.")}
+    return {w.lower() for w in words} | {part(w) for w in words if w.startswith("hill.")}
 
 
-def imports_of_parts() -> dict[str, set[str]]:
-    """Each package's imports: the project's other packages (the base
-    modules aside) and the outside libraries (the standard library aside)."""
+def imports_of_parts(part: Callable[[str], str] | None = None) -> dict[str, set[str]]:
+    """Each package's imports (`part`: the part a module belongs to, by
+    default part_of): the project's other parts (the base modules aside)
+    and the outside libraries (the standard library aside)."""
+    part = part or part_of
     inside, outside = import_graph()
     parts: dict[str, set[str]] = defaultdict(set)
     for module in inside:
-        part = part_of(module)
-        parts[part] |= {part_of(m) for m in inside[module]} - {part, *BASE}
-        parts[part] |= outside[module] - set(sys.stdlib_module_names) - {"__future__"}
+        own = part(module)
+        parts[own] |= {part(m) for m in inside[module]} - {own, *BASE}
+        parts[own] |= outside[module] - set(sys.stdlib_module_names) - {"__future__"}
     return parts
 
 
 PACKAGES = sorted(
     [init.parent for init in HILL.glob("*/__init__.py") if init.parent.name != "starters"] + [BOT]
 )
+# the web's concerns (hill/web/*/), each saying what it may import beside the web's core
+WEB_PACKAGES = sorted(init.parent for init in (HILL / "web").glob("*/__init__.py"))
 
 
-@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
-def test_each_package_says_truly_what_it_may_import(package: Path) -> None:
+def web_part_of(module: str) -> str:
+    """Inside the web: its subpackage (hill.web.pages) or core module
+    (hill.web.builds); elsewhere part_of."""
+    parts = module.split(".")
+    inside = parts[:2] == ["hill", "web"] and len(parts) > 2
+    return ".".join(parts[:3]) if inside else part_of(module)
+
+
+def check_may_import(package: Path, part: Callable[[str], str]) -> None:
     """The first sentence after "May import:" names every package (hill.store,
     bot) and library (numpy, or its distribution's name: GitPython) the
     package's files import, and nothing it does not (the base modules,
     hill/__init__.py's "what everything may use", go unsaid)."""
-    part = module_name(package / "__init__.py")
-    sentence = may_import(package / "__init__.py")
-    named = named_in(sentence)
+    own = part(module_name(package / "__init__.py"))
+    named = named_in(may_import(package / "__init__.py"), part)
     distributions = distribution_names()
 
     def said(name: str) -> bool:
         return name.lower() in named or bool(distributions.get(name, set()) & named)
 
-    imports = imports_of_parts()[part]
+    imports = imports_of_parts(part)[own]
     unsaid = sorted(name for name in imports if not said(name))
-    assert unsaid == [], f"{part} imports {unsaid}, which its May import line does not name"
+    assert unsaid == [], f"{own} imports {unsaid}, which its May import line does not name"
     stale = sorted(
         n for n in named if n.startswith(("hill.", "bot")) and n not in {*imports, *BASE}
     )
-    assert stale == [], f"{part}'s May import line names {stale}, which it never imports"
+    assert stale == [], f"{own}'s May import line names {stale}, which it never imports"
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
+def test_each_package_says_truly_what_it_may_import(package: Path) -> None:
+    check_may_import(package, part_of)
+
+
+@pytest.mark.parametrize("package", WEB_PACKAGES, ids=lambda p: p.name)
+def test_each_web_concern_says_truly_what_it_may_import(package: Path) -> None:
+    """The same check inside the web: its concerns name the web's core
+    modules and the other concerns they import (hill.web.builds,
+    hill.web.analytics), the rest of the hill and the libraries."""
+    check_may_import(package, web_part_of)
 
 
 def test_the_may_import_check_reads_names_and_distributions() -> None:

@@ -1,10 +1,10 @@
-"""The program diff (hill.web.code_diff): hand-worked examples."""
+"""The program diff (hill.web.history.code_diff): hand-worked examples."""
 
 from __future__ import annotations
 
 from support.reference import warrior_path
 
-from hill.web.code_diff import Limits, code_diff
+from hill.web.history.code_diff import Limits, code_diff
 
 CONTEXT = Limits(whole=0, context_lines=1, context_chars=6)
 

@@ -22,7 +22,8 @@ from support.webhill import git
 
 from hill.config import HillSettings
 from hill.history.repository import LOOSE_LIMIT, PACKING
-from hill.web.git_http import GitHttp
+from hill.web.history.git_http import GIT, GitHttp, serve_git
+from hill.web.urls import PATHS
 from hill.writers.hill import Hill
 
 CLONES = 20
@@ -50,7 +51,8 @@ class Bridge:
         self.thread.start()
         self.bridge = self.call(self._make, repository, options)
         app = web.Application()
-        app.add_routes(self.bridge.routes())
+        app[GIT] = self.bridge
+        app.add_routes([web.get(PATHS["git"], serve_git), web.post(PATHS["git"], serve_git)])
         self.runner = web.AppRunner(app)
         self.call(self.runner.setup)
         site = web.TCPSite(self.runner, "127.0.0.1", 0)

@@ -23,7 +23,7 @@ import pytest
 from support.webhill import Server, build_hill, get, git, reference_programs
 
 from hill.config import HillSettings
-from hill.web import git_http
+from hill.web.history import git_http
 from hill.writers.hill import Hill
 
 

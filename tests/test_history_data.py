@@ -14,8 +14,8 @@ from hill.config import HillSettings
 from hill.errors import GitUnavailable, NotFound
 from hill.rules.events import EventKind
 from hill.store.queries import HillEvent
-from hill.web.commits import resolve, standings_moves
-from hill.web.git_reader import GitReader
+from hill.web.history.commits import resolve, standings_moves
+from hill.web.history.git_reader import GitReader
 from hill.writers.hill import Hill
 
 

@@ -35,8 +35,8 @@ from hill.store.records import progress_mark, progress_marks, tournament, tourna
 from hill.store.tables import Base, Joust
 from hill.tournaments.ledger import MemoryStore
 from hill.tournaments.plan import TournamentPlan
-from hill.web import tournament_data
-from hill.web.tournament_reader import TournamentReader
+from hill.web.tournaments import data as tournament_data
+from hill.web.tournaments.reader import TournamentReader
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 

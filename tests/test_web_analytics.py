@@ -32,7 +32,7 @@ from hill import engine
 from hill.analytics.battles import own_side
 from hill.engine.arena import oriented
 from hill.store.tables import JoustStats
-from hill.web import analytics_pages
+from hill.web.analytics import data as analytics_pages
 from hill.writers.backfill import StatsBackfill
 from hill.writers.tournaments import HillTournaments
 

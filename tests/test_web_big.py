@@ -28,7 +28,7 @@ from hill.config import HillSettings
 from hill.engine.arena import oriented
 from hill.engine.varied import reference_pool, varied_pool
 from hill.store.jousts import read_jousts
-from hill.web import tournament_data
+from hill.web.tournaments import data as tournament_data
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 

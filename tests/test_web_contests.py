@@ -35,6 +35,7 @@ from support.webhill import (
 from hill.engine import code_hash
 from hill.rules.requests import RequestKind
 from hill.store.requests import RequestBook
+from hill.web.tournaments import pieces
 from hill.writers.hill import Hill, play_request
 from hill.writers.tournaments import HillTournaments
 
@@ -149,6 +150,31 @@ def test_a_played_contest_has_its_standings_crosstable_show_and_recompute(site: 
     order = strategy["programs"]
     assert all(strategy["margins"][order.index(a)][order.index(b)] == margin
                for (a, b), margin in margins.items())  # fmt: skip
+
+
+def test_a_big_contests_tournament_is_read_in_counts_and_from_its_table(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A contest whose tournament is big (more entrants than
+    pieces.PAGED_ENTRANTS, lowered here) follows its progress by a few
+    counts and, once played, shows its programs and elimination order from
+    the tournament's table (read once per settled result), its crosstable
+    and sample battles on the tournament's own pages."""
+    small = get(f"{site.url}/api/contest/summer").json()
+    closed = get(f"{site.url}/api/contest/winter").json()
+    monkeypatch.setattr(pieces, "PAGED_ENTRANTS", 2)
+    big = get(f"{site.url}/api/contest/summer").json()
+    assert big["progress"] == small["progress"]
+    assert big["progress"]["matches_committed"] == big["progress"]["matches_expected"] == 15
+    assert get(f"{site.url}/api/contest/winter").json()["progress"] == closed["progress"]
+    for same in ("standings", "programs", "eliminations", "tournament"):
+        assert big[same] == small[same], same
+    assert big["samples"] is None and big["crosstable"] is None and big["thumbnails"] is False
+    assert small["samples"] and small["crosstable"]
+    html = get(f"{site.url}/contest/summer")
+    assert html.status == 200 and "too many for a crosstable on a page" in html.text
+    tournament = get(f"{site.url}/api/tournament/{big['tournament_id']}").json()
+    assert tournament["paged"] and tournament["pieces"]["crosstable"]
 
 
 def test_a_closed_and_a_void_contest_say_where_they_stand(site: Site) -> None:

@@ -25,7 +25,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from support.webhill import Server, chromium, console_errors, css, get, load, reference_programs
 
 from hill.config import HillSettings
-from hill.web.bump_chart import bump_chart
+from hill.web.charts.bump import bump_chart
 from hill.writers.hill import Hill
 
 WIDTHS = {"phone": 390, "desktop": 1280}

@@ -38,9 +38,10 @@ from support.webhill import (
 from hill import engine
 from hill.engine import code_hash
 from hill.store import records
-from hill.web import bump_chart, thumbnail
+from hill.web.battles import thumbnail
+from hill.web.charts import bump as bump_chart
 from hill.web.server import SECURITY_HEADERS
-from hill.web.tournament_data import sample_battle
+from hill.web.tournaments.data import sample_battle
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 

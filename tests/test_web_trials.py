@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 from support.webhill import Server, get
 
 from hill import engine
@@ -80,6 +80,47 @@ def test_a_test_links_its_full_result_kept_for_a_while(served: Server) -> None:
     gone = get(f"{served.url}/api/test/{token}")
     assert gone.status == 410 and "expired" in gone.json()["error"]
     assert get(f"{served.url}/test/{token}").status == 410
+
+
+def test_expired_test_pages_are_forgotten_as_the_web_starts_and_at_each_new_test(
+    tmp_path: Path,
+) -> None:
+    """A page says "expired" (410) for a day after it expires, then is
+    deleted: when the web report starts (a hill where nobody tests any more
+    keeps none for long), and when the writer opens a new one."""
+    hill = Hill(HillSettings(data_dir=tmp_path / "var", size=3), jobs=2)
+    hill.challenge("alice", "rush", RUSH)
+    hill.challenge("dave", "clear", CLEAR)
+    long_ago, lately, live = (
+        hill.challenge("erin", f"probe{i}", RUSH + b"+" * (i + 1), test_only=True).page
+        for i in range(3)
+    )
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+    def expire(token: str | None, at: dt.datetime) -> None:
+        with hill.db.transaction() as session:
+            session.execute(update(TrialPage).where(TrialPage.token == token).values(expires_at=at))
+
+    def kept() -> set[str]:
+        with hill.db.session() as session:
+            return set(session.scalars(select(TrialPage.token)))
+
+    expire(long_ago, now - dt.timedelta(days=2))
+    expire(lately, now - dt.timedelta(hours=1))
+    assert kept() == {long_ago, lately, live}
+    server = Server(hill)  # the web starts
+    try:
+        assert kept() == {lately, live}
+        assert get(f"{server.url}/api/test/{long_ago}").status == 404
+        assert get(f"{server.url}/api/test/{lately}").status == 410
+        assert get(f"{server.url}/api/test/{live}").status == 200
+        expire(lately, now - dt.timedelta(days=2))
+        newest = hill.challenge("erin", "probe9", RUSH + b"-", test_only=True).page
+        assert kept() == {live, newest}
+        assert get(f"{server.url}/api/test/{lately}").status == 404
+    finally:
+        server.stop()
+        hill.close()
 
 
 @pytest.mark.parametrize(

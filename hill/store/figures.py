@@ -1,5 +1,5 @@
 """What an operator watches, read from the database (for `/healthz` and
-`/metrics`, hill.web.health): the request book's open requests and its
+`/metrics`, hill.web.operations.health): the request book's open requests and its
 oldest, how long the answered ones took, how many jousts were ever stored.
 Each is one cheap query; any process may ask, beside a running bot.
 """

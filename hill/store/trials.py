@@ -7,7 +7,9 @@ the answer that links it and the page come together or not at all; the
 web report finds it by its token (`TrialPages.find`).  The token is a read
 capability: the trial's code is its owner's, so the address is not a
 guessable number.  Expired pages answer "expired" (410) until they are
-cleared, a day after they expire.
+cleared, a day after they expire: as each new page is opened, and as the
+web report starts (`TrialPages.clear_expired`), so a hill where nobody
+tests any more keeps none for long.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def open_page(session: Session, event_id: int, program_id: int, hours: int) -> s
     """A page for the trial of event `event_id`, in the caller's transaction;
     its token.  Pages long expired are cleared on the way."""
     now = utcnow()
-    session.execute(delete(TrialPage).where(TrialPage.expires_at < now - CLEARED_AFTER))
+    _clear_expired(session, now)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     expires = now + dt.timedelta(hours=hours)
     page = TrialPage(token=token, event_id=event_id, program_id=program_id, expires_at=expires)
@@ -53,11 +55,24 @@ def open_page(session: Session, event_id: int, program_id: int, hours: int) -> s
     return token
 
 
+def _clear_expired(session: Session, now: dt.datetime) -> int:
+    """Forget the pages expired more than CLEARED_AFTER before `now`; how many."""
+    cleared = session.execute(delete(TrialPage).where(TrialPage.expires_at < now - CLEARED_AFTER))
+    return int(getattr(cleared, "rowcount", 0) or 0)
+
+
 class TrialPages:
-    """Trials' pages by token, for the web report (reads only; blocks)."""
+    """Trials' pages by token, for the web report (reads, and the clearing
+    of those long expired; blocks)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+
+    def clear_expired(self) -> int:
+        """Forget the pages expired more than CLEARED_AFTER ago, in one short
+        transaction (the web report, as it starts); how many."""
+        with self.db.transaction() as session:
+            return _clear_expired(session, utcnow())
 
     def find(self, token: str) -> Trial | None:
         """The trial of `token` (expired or not), None if there is none."""

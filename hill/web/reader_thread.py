@@ -2,21 +2,29 @@
 
 SQLite blocks, so each reader runs its queries in threads of its own: a
 flood of page requests never holds up the bot's reads, which share the
-event loop's default threads.
+event loop's default threads.  `attach` gives a reader (or anything with
+threads to close) to the application, closed with it (server.py attaches
+every one).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from aiohttp import web
 
 from hill.threads import Threads
+from hill.web.cache import SingleFlight
 
 T = TypeVar("T")
-R = TypeVar("R", bound="ThreadedReader")
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
+
+
+R = TypeVar("R", bound=Closable)
 
 
 class ThreadedReader:
@@ -24,7 +32,7 @@ class ThreadedReader:
 
     def __init__(self, threads: int, name: str) -> None:
         self._threads = Threads(threads, name)
-        self._reading: dict[Hashable, asyncio.Future[Any]] = {}
+        self._reading = SingleFlight()
 
     def close(self) -> None:
         self._threads.close()
@@ -34,19 +42,13 @@ class ThreadedReader:
 
     async def _shared(self, function: Callable[..., T], *args: Hashable) -> T:
         """`function(*args)` on the threads, once for all who ask at the same
-        time (a flood of requests waits for one read, not in a queue of them)."""
-        key = (function, *args)
-        reading = self._reading.get(key)
-        if reading is None:
-            reading = self._reading[key] = asyncio.ensure_future(self._run(function, *args))
-            reading.add_done_callback(lambda _: self._reading.pop(key, None))
-        return await asyncio.shield(reading)
+        time (cache.SingleFlight)."""
+        return await self._reading.run((function, *args), lambda: self._run(function, *args))
 
 
-def serve(app: web.Application, key: web.AppKey[R], reader: R, routes: web.RouteTableDef) -> None:
-    """Serve `routes` with `reader` at app[key], closed with the app."""
+def attach(app: web.Application, key: web.AppKey[R], reader: R) -> None:
+    """`reader` at app[key], closed when the app is cleaned up."""
     app[key] = reader
-    app.add_routes(routes)
 
     async def close(app: web.Application) -> None:
         app[key].close()

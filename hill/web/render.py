@@ -1,5 +1,6 @@
-"""HTML through Jinja2 templates, every value escaped (programs' names and
-summaries are user input)."""
+"""HTML through Jinja2 templates (templates/), every value escaped
+(programs' names and summaries are user input); the pictures drawn on the
+server (charts/) are the templates' globals."""
 
 from __future__ import annotations
 
@@ -13,13 +14,11 @@ from markupsafe import Markup, escape
 
 from hill import engine
 from hill.rules.contests import time_left
-from hill.web import analytics_charts
-from hill.web.analytics_pages import decoy_words
-from hill.web.bump_chart import bump_chart
-from hill.web.charts import error_bars, line_chart
-from hill.web.git_http import clone_url
+from hill.web.charts import analytics as analytics_charts
+from hill.web.charts.bump import bump_chart
+from hill.web.charts.lines import error_bars, line_chart
 from hill.web.state import READER
-from hill.web.urls import Urls
+from hill.web.urls import Urls, clone_url
 
 env = jinja2.Environment(
     loader=jinja2.PackageLoader("hill.web", "templates"),
@@ -85,13 +84,13 @@ env.globals.update(
     battles=engine.BATTLES,
     max_cycles=engine.MAX_CYCLES,
     shade=shade,
-    # the analytics' pictures (analytics_charts.py)
+    # the analytics' pictures (charts/analytics.py)
     heat_map=analytics_charts.heat_map,
     heat_high=analytics_charts.heat_high,
     heat_tip=analytics_charts.heat_tip,
     decoy_tip=analytics_charts.decoy_tip,
     duel_tip=analytics_charts.duel_tip,
-    decoy_words=decoy_words,
+    decoy_words=analytics_charts.decoy_words,
     results_chart=analytics_charts.results_chart,
     duels_chart=analytics_charts.duels_chart,
     duel_legend=analytics_charts.duel_legend,

@@ -1,18 +1,11 @@
 """The web report: an aiohttp application serving the hill's pages and JSON API.
 
-`start_web` runs it on the bot's event loop; `run_web` (`bfjoust web`) runs
-it alone.  Layout: state.py reads the hill (cached, one state at a time),
-pages.py shapes each page's data, views.py maps URLs to them, urls.py builds
-the links, render.py and templates/ make the HTML, static/ holds the CSS and
-the plain JS; trace_store.py and trace_pieces.py serve the battle viewer's
-battles; history_views.py (on commits.py) the history's commit pages, code
-and feed, git_http.py the repository to git clients; tournament_views.py the
-tournaments, contest_views.py the contests, lab_views.py the Lab
-(static/lab/: its scripts and the engine compiled to WebAssembly),
-openapi.py the JSON API's OpenAPI description (/api/openapi.json);
-requestlog.py keeps the access log to one line a request; connections.py
-bounds the connections (slow, idle, too many); process.py runs all this in a
-process of its own for the bot.
+`create_app` makes it: the readers each concern reads the hill through
+(attached to the app, closed with it), the error pages (errors become
+4xx/5xx answers, never a traceback), the security headers, and the one
+table of routes (routes.py).  `start_web` runs it on the bot's event loop;
+`run_web` (`bfjoust web`) runs it alone.  hill/web/__init__.py is the map of
+the package.
 """
 
 from __future__ import annotations
@@ -34,33 +27,30 @@ from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
-from hill.web import (
-    analytics_views,
-    contest_views,
-    health,
-    history_views,
-    lab_views,
-    ladder_page,
-    openapi,
-    tournament_views,
-    trial_views,
-    upload,
-)
-from hill.web.builds import Builds
-from hill.web.commits import HISTORY, HistoryPages
+from hill.web.analytics.reader import ANALYTICS, AnalyticsReader
+from hill.web.battles.store import TRACES, TraceStore
+from hill.web.builds import BUILDS, Builds, json_response
 from hill.web.connections import (
     ConnectionGuard,
     connection_limit,
     quiet_loop_errors,
     server_options,
 )
-from hill.web.git_http import GitHttp
+from hill.web.history.commits import HISTORY, HistoryPages
+from hill.web.history.git_http import GIT, GitHttp
+from hill.web.lab.views import LAB, lab_settings
+from hill.web.operations import health
+from hill.web.pages.ladder import LADDER, LadderReader
+from hill.web.reader_thread import attach
 from hill.web.render import render
 from hill.web.requestlog import AccessLog, note_bad_request, quiet_client_errors, unreadable
+from hill.web.routes import ROUTES
 from hill.web.state import READER, HillReader
-from hill.web.trace_store import TraceStore
+from hill.web.tournaments.contests import CONTESTS, ContestReader
+from hill.web.tournaments.reader import TOURNAMENTS, TournamentReader
+from hill.web.trials.views import TRIALS, TrialReader
+from hill.web.uploads.views import UPLOADS, Uploads
 from hill.web.urls import PUBLIC_URL
-from hill.web.views import BUILDS, TRACES, json_response, routes
 
 log = structlog.get_logger(__name__)
 
@@ -153,42 +143,38 @@ def create_app(
     quiet_client_errors()
     middlewares = [errors] if guard is None else [guard.middleware, errors]
     app = web.Application(middlewares=middlewares)
-    app[READER] = HillReader(queries)
     app[PUBLIC_URL] = settings.public_url
     repository = DataFolder(hill.data_dir).repository
-    app[HISTORY] = HistoryPages(queries, repository)
-    app[TRACES] = TraceStore(
+    attach(app, READER, HillReader(queries))
+    attach(app, HISTORY, HistoryPages(queries, repository))
+    traces = TraceStore(
         queries.code_of_hash,
         workers=settings.trace_workers,
         queue=settings.trace_queue,
         cache_bytes=settings.trace_cache_mb << 20,
     )
-    app[BUILDS] = Builds(settings.page_workers, settings.page_queue, settings.page_cache_mb << 20)
-    app[upload.UPLOADS] = upload.Uploads(
+    attach(app, TRACES, traces)
+    builds = Builds(settings.page_workers, settings.page_queue, settings.page_cache_mb << 20)
+    attach(app, BUILDS, builds)
+    attach(app, LADDER, LadderReader(queries.db))
+    attach(app, TOURNAMENTS, TournamentReader(queries.db))
+    attach(app, TRIALS, TrialReader(queries))
+    attach(app, ANALYTICS, AnalyticsReader(queries.db))
+    attach(app, CONTESTS, ContestReader(queries.db))
+    app[UPLOADS] = Uploads(
         UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
     )
-    app.add_routes(routes)
-    app.add_routes(upload.routes)
-    ladder_page.setup(app, queries.db)
-    tournament_views.setup(app, queries.db)
-    trial_views.setup(app, queries)
-    analytics_views.setup(app, queries.db)
-    contest_views.setup(app, queries.db)
-    lab_views.setup(app, queries, hill)
-    app.add_routes(history_views.routes)
-    app.add_routes(openapi.routes)
-    app.add_routes(GitHttp(repository).routes())
+    app[LAB] = lab_settings(queries, hill)
+    app[GIT] = GitHttp(repository)
     health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)
+    app.add_routes(ROUTES)
     app.on_response_prepare.append(security_headers)
-    app.on_cleanup.append(_close_threads)
+    app.on_startup.append(_clear_expired_tests)
     return app
 
 
-async def _close_threads(app: web.Application) -> None:
-    app[READER].close()
-    app[TRACES].close()
-    app[HISTORY].close()
-    app[BUILDS].close()
+async def _clear_expired_tests(app: web.Application) -> None:
+    await app[TRIALS].clear_expired()
 
 
 class Serving:

@@ -5,32 +5,51 @@ through SQLite), so every view is taken at one event, one hill state, and
 cached under its id: a page never mixes two states, and while the hill does
 not change a request costs one small query.  The reads (hill.store.queries: plain
 data) block (SQLite), so they run in threads.  Nothing here changes the hill:
-the web report reads a database the bot or `bfjoust hill` made.  Battles are
-trace_store.py's.
+the web report reads a database the bot or `bfjoust hill` made.  The
+snapshots and the history are kept in cache.StateCache (made once per state
+however many ask at once).  Battles are battles/store.py's.  `event()` is a
+hill state's change as every page's JSON gives it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 from aiohttp import web
 
 from hill.errors import NotFound
 from hill.rules import names
-from hill.rules.events import ARRIVALS
+from hill.rules.events import ARRIVALS, iso_utc
 from hill.rules.standings import Entry, Standings
 from hill.rules.statistics import Statistics, hill_statistics
 from hill.store.queries import HillEvent, HillQueries
-from hill.threads import LRU
+from hill.web.cache import StateCache
 from hill.web.reader_thread import ThreadedReader
 
-T = TypeVar("T")
 READ_THREADS = 2
+SNAPSHOTS = 16  # hill states kept
+
+
+def event(change: HillEvent | None) -> dict[str, Any] | None:
+    """A hill state's change, as every page's JSON gives it."""
+    if change is None:
+        return None
+    return {
+        "id": change.id,
+        "time": iso_utc(change.time),
+        "kind": change.kind,
+        "actor": change.actor,
+        "summary": change.summary,
+        "commit": change.commit,
+        "program": change.program,
+        "displaced": change.displaced,
+        "size": len(change.entries),
+        "contest": change.contest,  # the contest whose files it publishes
+    }
 
 
 @dataclass(frozen=True)
@@ -138,23 +157,22 @@ class HillReader(ThreadedReader):
     def __init__(self, queries: HillQueries) -> None:
         super().__init__(READ_THREADS, "web-read")
         self.queries = queries
-        self._history: tuple[Any, Timeline] | None = None
-        self._snapshots: LRU[tuple[int, str | None], Snapshot] = LRU(16)
-        self._building = asyncio.Lock()
+        self._history: StateCache[str, Timeline] = StateCache(1)
+        self._snapshots: StateCache[int, Snapshot] = StateCache(SNAPSHOTS)
         self.latest: int | None = None  # the current state's event, as last read
 
     async def history(self) -> Timeline:
-        """Every change up to the current state (rebuilt when the hill changes)."""
+        """Every change up to the current state (read again when the hill changes)."""
         state = await self._shared(self.queries.latest_state)
         return await self._history_at(state)
 
     async def _history_at(self, state: tuple[int, str | None] | None) -> Timeline:
         self.latest = state[0] if state else None
-        async with self._building:
-            if self._history is None or self._history[0] != state:
-                changes = await self._run(self.queries.changes)
-                self._history = (state, Timeline(tuple(changes)))
-            return self._history[1]
+
+        async def read() -> Timeline:
+            return Timeline(tuple(await self._run(self.queries.changes)))
+
+        return await self._history.get("history", state, read)
 
     async def snapshot(self, event_id: int | None = None) -> Snapshot:
         """The hill after event `event_id` (default: now); NotFound if no such state."""
@@ -165,14 +183,14 @@ class HillReader(ThreadedReader):
                 return Snapshot(None, Standings.empty(self.queries.ranking), {})
             event_id = state[0]
         change = history.find(event_id) or await self._in_force(history, event_id)
-        key = (change.id, change.commit)
-        cached = self._snapshots.get(key)
-        if cached is None:
-            standings = await self._shared(self.queries.standings_at, change.id)
-            cached = Snapshot(change, standings, ages(standings, history.upto(change.id)))
-            await self._run(getattr, cached, "statistics")  # off the event loop
-            self._snapshots.put(key, cached)
-        return cached
+
+        async def read() -> Snapshot:
+            standings = await self._run(self.queries.standings_at, change.id)
+            made = Snapshot(change, standings, ages(standings, history.upto(change.id)))
+            await self._run(getattr, made, "statistics")  # off the event loop
+            return made
+
+        return await self._snapshots.get(change.id, change.commit, read)
 
     async def _in_force(self, history: Timeline, event_id: int) -> HillEvent:
         """The state in force at an event that is no change of the hill (a

@@ -1,7 +1,7 @@
 """Every path of the site and every link to it, stated once.
 
 `PATHS` names every page (and its JSON twin, `NAME-json`): the routes are
-declared from it (views.py and the other views) and `Urls` builds every
+bound at these paths (routes.py, the one table) and `Urls` builds every
 link from it, one method per kind of page (as datasette's `urls`), so no
 template, page or bot message spells a path or quotes a name:
 `url.program(name)`, `url.pair(a, b)`, `url.battle(a, b, tape, polarity)`,
@@ -51,7 +51,7 @@ PATHS = {
     "tournaments-json": "/api/tournaments",
     "tournament": "/tournament/{id}",
     "tournament-json": "/api/tournament/{id}",
-    # a big tournament's pieces (hill/web/tournament_pieces.py)
+    # a big tournament's pieces (hill/web/tournaments/pieces.py)
     "tournament-round": "/tournament/{id}/round/{round}",
     "tournament-round-json": "/api/tournament/{id}/round/{round}",
     "tournament-entrant": f"/tournament/{{id}}/entrant/{NAME}",
@@ -74,16 +74,20 @@ PATHS = {
     "test-strategy-json": "/api/test/{token}/strategy",
     "tournament-strategy": "/tournament/{id}/strategy",
     "tournament-strategy-json": "/api/tournament/{id}/strategy",
-    # the Lab (lab_views.py): its page, a state's programs and matrix, rankings
+    # the Lab (hill/web/lab/): its page, a state's programs and matrix, rankings
     "lab": "/lab",
     "lab-json": "/api/lab/state",
     "lab-rank": "/api/lab/rank",
-    # the operator's: the hill's health (JSON) and its Prometheus metrics (hill/web/health.py)
+    # the operator's: the hill's health (JSON) and its Prometheus metrics
+    # (hill/web/operations/health.py)
     "healthz": "/healthz",
     "metrics": "/metrics",
-    # the JSON API described (hill/web/openapi.py)
+    # the JSON API described (hill/web/operations/openapi.py)
     "openapi-json": "/api/openapi.json",
+    # the hill's history to git clients (hill/web/history/git_http.py): GET and POST
+    "git": "/hill.git/{path:.*}",
 }
+GIT_PREFIX = "/hill.git"
 
 # the paths as aiohttp resolves and builds them (no handlers: links only)
 _ROUTER = web.UrlDispatcher()
@@ -105,6 +109,11 @@ def site_url(request: web.Request) -> str:
     host, port = sockname[:2]
     host = f"[{host}]" if ":" in host else host
     return f"{'https' if request.secure else 'http'}://{host}:{port}/"
+
+
+def clone_url(request: web.Request) -> str:
+    """What players clone: the site's URL and hill.git."""
+    return site_url(request) + GIT_PREFIX.lstrip("/")
 
 
 class Urls:

@@ -2,10 +2,10 @@
 prometheus_client), in a registry of its own per process (`PROCESS`), never
 the library's global one: the bot writes its registry into its status
 file (bot.status) and the web report serves it at `/metrics` beside its own
-(hill.web.health), whichever process each runs in.
+(hill.web.operations.health), whichever process each runs in.
 
 What is read from the database at each scrape (the request book, the
-jousts) is not here: hill.web.health collects it.  Imports nothing of the
+jousts) is not here: hill.web.operations.health collects it.  Imports nothing of the
 hill.
 """
 
