@@ -7,5 +7,5 @@ version's code diff: code_diff.py), a version's code, the Atom feed
 May import: hill.engine, hill.rules, hill.store (its read side), the web's
 core (hill.web.builds, hill.web.params, hill.web.reader_thread,
 hill.web.requestlog, hill.web.state, hill.web.urls), aiohttp, feedgen,
-fast_diff_match_patch.  No other concern of the web.
+fast_diff_match_patch, structlog.  No other concern of the web.
 """

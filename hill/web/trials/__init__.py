@@ -5,5 +5,5 @@ test_page_hours`, then 410 Gone; the expired ones are forgotten
 
 May import: hill.rules, hill.store (its read side), hill.web.analytics,
 hill.web.pages (a program's breakdown), the web's core
-(hill.web.reader_thread, hill.web.state), aiohttp.
+(hill.web.reader_thread, hill.web.state), aiohttp, structlog.
 """
