@@ -32,6 +32,7 @@ from bot.identity import Sender
 from bot.registration import Handler
 from hill.rules.changes import left_notice
 from hill.store.notices import NoticeBook, PendingNotice
+from hill.threads import Threads
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
 
@@ -52,6 +53,7 @@ class NoticeDesk:
 
     def __init__(self, hill: Hill, client: IrcClient, urls: Urls) -> None:
         self.book = NoticeBook(hill.db)
+        self._thread = Threads(1, "bot-notices")  # its reads and marks, in order
         self.client = client
         self.urls = urls
         self._owners: set[str] = set()  # the owners with notices waiting (folded), as last read
@@ -74,6 +76,7 @@ class NoticeDesk:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self._thread.finish()
 
     def look(self) -> None:
         """Look for owners to tell now (after an answer: a change may have
@@ -124,7 +127,7 @@ class NoticeDesk:
     async def deliver(self, message: Incoming | None = None) -> None:
         """Send the waiting notices whose owners are online, or are the
         sender of `message`."""
-        pending = await asyncio.to_thread(self.book.pending)
+        pending = await self._thread.run(self.book.pending)
         fold = self.client.link.fold
         self._owners = {fold(n.owner) for n in pending}
         sender = message.sender if message is not None else None
@@ -151,7 +154,7 @@ class NoticeDesk:
 
     def _sent(self, notice_id: int) -> None:
         async def mark() -> None:
-            await asyncio.to_thread(self.book.mark_sent, notice_id)
+            await self._thread.run(self.book.mark_sent, notice_id)
             self._sending.discard(notice_id)
 
         self._spawn(mark())

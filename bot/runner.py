@@ -106,6 +106,7 @@ class Runner:
         # the book's own work, one call at a time: requests are numbered in
         # the order they were asked
         self._book_thread = Threads(1, "request-book")
+        self._play_thread = Threads(1, "request-play")  # the hill's changes (and git's catch-up)
         self.wakeup = asyncio.Event()  # a request recorded, an answer to deliver
         self._task: asyncio.Task[None] | None = None
         self._marks: set[asyncio.Task[None]] = set()
@@ -175,6 +176,7 @@ class Runner:
                 why=self.trouble.why,
                 **{k: v for k, v in fields.items() if k != "code"},
             )
+        await self._play_thread.finish()  # the change under way is stored first
         await self._book_thread.finish()
 
     async def _run(self, asked_before: int) -> None:
@@ -222,7 +224,7 @@ class Runner:
         If the storage fails it, it waits in the book (its player told)."""
         log.info("playing", id=request.id, command=request.command, program=request.full_name)
         try:
-            report = await asyncio.to_thread(play_request, self.hill, request)
+            report = await self._play_thread.run(play_request, self.hill, request)
         except HillError as error:
             if request.command.plays_code:
                 self.refund(request.owner)  # refused before any joust
@@ -261,7 +263,7 @@ class Runner:
                     self._deliver(request, request.answer, "")
             self._rescan = False
         if self.hill.history.behind:
-            await asyncio.to_thread(self.hill.history.catch_up)
+            await self._play_thread.run(self.hill.history.catch_up)
             if self.hill.history.behind:
                 self._retry_later(HISTORY_SECONDS)
 

@@ -35,6 +35,7 @@ from hill.play.cluster import executor_for
 from hill.scheduler import Priority, Turns
 from hill.scheduler.journeys import TournamentPlayer, play_tournament
 from hill.store.records import TournamentSummary, TournamentView, tournament
+from hill.threads import Threads
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
@@ -83,8 +84,13 @@ class TournamentHost(BackgroundWorker):
         self.scheduler = settings.cluster.scheduler
         self.announce = announce
         self.progress_seconds = progress_seconds
+        self.reads = Threads(1, "tournament-reads")  # the host's thread plays: reads go here
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
         self.cancelled_here: set[int] = set()  # cancelled by a command, which said so
+
+    async def close(self) -> None:
+        await super().close()
+        await self.reads.finish()
 
     def running(self) -> int | None:
         """The admins' tournament to play on, oldest first (a contest's is
@@ -94,7 +100,7 @@ class TournamentHost(BackgroundWorker):
 
     async def begin(self, format: str, pool: str, started_by: str, all_versions: bool) -> int:
         """Create a tournament (played once those before it are over); its id."""
-        tournament_id = await asyncio.to_thread(
+        tournament_id = await self.reads.run(
             self.service.create, format, pool, all_versions=all_versions, started_by=started_by
         )
         self.wake.set()
@@ -105,7 +111,7 @@ class TournamentHost(BackgroundWorker):
         over); its view.  The one being played stops within a second."""
         self.cancelled_here.add(tournament_id)  # before: the host may see it at once
         try:
-            return await asyncio.to_thread(self.service.cancel, tournament_id, by)
+            return await self.reads.run(self.service.cancel, tournament_id, by)
         except TournamentError:
             self.cancelled_here.discard(tournament_id)
             raise
@@ -114,7 +120,7 @@ class TournamentHost(BackgroundWorker):
         """Play the oldest unfinished tournament to its end and announce it,
         or wait for one."""
         self.wake.clear()  # before the read: a tournament stored meanwhile wakes us
-        tournament_id = await asyncio.to_thread(self.running)
+        tournament_id = await self.reads.run(self.running)
         if tournament_id is None:
             await self.wake.wait()
             return
@@ -126,7 +132,7 @@ class TournamentHost(BackgroundWorker):
         except TournamentError as error:  # the cluster is down: said, and tried later
             self.announce(f"Tournament #{tournament_id} pauses: {error}")
             raise
-        view = await asyncio.to_thread(tournament, self.db, tournament_id)
+        view = await self.reads.run(tournament, self.db, tournament_id)
         if view is not None and not said:
             self.announce(progress_text(view.summary, self.site))
 

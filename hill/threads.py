@@ -2,19 +2,22 @@
 event loop awaits (`Threads`), and a least-recently-used cache those
 threads share (`LRU`).
 
-The policy, for all of hill/ (the bot keeps its own, in bot/):
+The policy, for all of hill/ and bot/:
 
 - Nothing blocks the event loop: SQLite, git, files, the engine's traces,
   page builds, forms parsed, the ladder's fits run on threads.
 - Each kind of work that requests can bring runs on a `Threads` of its
   own, named for it and sized for it: the web's readers of the database,
   its history pages, traced battles and page builds (hill.web.bounded),
-  forms, upload links, health checks.  So a flood of one kind waits for its
+  forms, upload links, health checks; the bot's requests being played, the
+  request book, its commands' reads, its notices, each background worker
+  (bot.worker) and a tournament host's reads.  So a flood of one kind waits for its
   own threads and holds up no other kind, nor the bot in the same process;
   a `Threads` of one thread also keeps its calls in the order asked.
 - `asyncio.to_thread` (the loop's default threads, shared with everything
-  in the process: the bot, aiohttp's name lookups) is not used in hill/,
-  but by `Threads.finish`, to wait for a pool's end without blocking.
+  in the process: the bot, aiohttp's name lookups) is used neither in
+  hill/ nor in bot/, but by `Threads.finish`, to wait for a pool's end
+  without blocking.
 - Threads that asyncio does not await are not this module's: the arena
   plays jousts on every core in threads of its own, from whichever thread
   calls it (the C engine lets go of the GIL; hill.engine.arena), or on a

@@ -8,11 +8,10 @@ written, as sopel declares its commands.  It gets the bot's `Context`.
 
 from __future__ import annotations
 
-import asyncio
 import difflib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from bot.admins import AdminLogins
 from bot.client import Incoming
@@ -30,8 +29,11 @@ from hill.rules.standings import Standings
 from hill.store.contests import ContestView
 from hill.store.state_statistics import StatisticsByState
 from hill.store.uploads import UploadLinks
+from hill.threads import Threads
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
+
+T = TypeVar("T")
 
 
 class Reply(Protocol):
@@ -124,6 +126,12 @@ class Context:
             self.irc.rate_limit_per_user, self.irc.rate_limit_global, self.irc.rate_window_seconds
         )
         self.limit_keys: dict[str, str] = {}  # owner -> whose limit their last submission used
+        # the commands' reads of the hill, on threads of their own (hill.threads' policy)
+        self.reads = Threads(2, "bot-commands")
+
+    async def read(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """`function(*args, **kwargs)` on the commands' threads."""
+        return await self.reads.run(function, *args, **kwargs)
 
     async def owner(self, sender: Sender, name: str, *, test_only: bool = False) -> str:
         """Whose program `name` of `sender`'s is (HillError if they may not
@@ -178,10 +186,10 @@ class Context:
     async def open_contest(self, name: str, message: Incoming) -> ContestView:
         """Contest `name`, still taking entries when `message` was heard;
         HillError if there is no such contest or it has closed."""
-        view = await asyncio.to_thread(self.hill.contests.view, name)
+        view = await self.read(self.hill.contests.view, name)
         if not view.open or not contests.counts(message.heard, view.closes):
             raise HillError(contests.late(view.name, view.closes))
         return view
 
     async def standings(self) -> Standings:
-        return await asyncio.to_thread(self.hill.queries.standings)
+        return await self.read(self.hill.queries.standings)

@@ -4,8 +4,6 @@ admins `!bfjoust-contest create NAME CLOSES [title]` and `... close NAME`
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import Context, command
 from hill.errors import HillError, Usage
@@ -28,10 +26,10 @@ async def contest_command(bot: Context, message: Incoming, args: str) -> None:
     elif len(words) > 1:
         raise Usage("a contest's name, or nothing for the open and recent ones")
     elif words:
-        view = await asyncio.to_thread(bot.hill.contests.view, words[0])
-        bot.reply(message, await asyncio.to_thread(contest_line, bot, view))
+        view = await bot.read(bot.hill.contests.view, words[0])
+        bot.reply(message, await bot.read(contest_line, bot, view))
     else:
-        views = await asyncio.to_thread(contests, bot.hill.db)
+        views = await bot.read(contests, bot.hill.db)
         bot.reply(message, listing(views, urls, bot.irc.command))
 
 
@@ -45,7 +43,7 @@ async def _admin(bot: Context, message: Incoming, words: list[str]) -> None:
     if words[0].lower() == "create":
         if len(words) < 3:
             raise Usage("create NAME CLOSES [title]: CLOSES in UTC, e.g. 2026-12-01T18:00Z or +2h")
-        view = await asyncio.to_thread(
+        view = await bot.read(
             bot.hill.contests.create,
             words[1],
             words[2],
@@ -65,7 +63,7 @@ async def _admin(bot: Context, message: Incoming, words: list[str]) -> None:
     if len(words) != 2:
         raise Usage("close NAME")
     view = await bot.contests.close_contest(words[1], sender.nick, now=message.heard)
-    bot.reply(message, await asyncio.to_thread(contest_line, bot, view))
+    bot.reply(message, await bot.read(contest_line, bot, view))
 
 
 def listing(views: list[ContestView], urls: Urls, prefix: str) -> str:

@@ -3,8 +3,6 @@ where each version of a program stands in it (bot/ladder.py plays it)."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import Context, command
 from hill.errors import HillError
@@ -18,7 +16,7 @@ VERSIONS = 3  # versions named by `!bfjoust-ladder NAME`
 
 @command("-ladder", "[NAME|OWNER.NAME]")
 async def ladder(bot: Context, message: Incoming, args: str) -> None:
-    board = await asyncio.to_thread(read_board, bot.hill.db)
+    board = await bot.read(read_board, bot.hill.db)
     if not args:
         bot.reply(message, top_text(board, bot.settings.web.url))
     elif " " in args:

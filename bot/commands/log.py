@@ -3,8 +3,6 @@ the link to its commit's page in the web report."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import Context, command
 from hill.errors import Usage
@@ -22,7 +20,7 @@ async def recent_changes(bot: Context, message: Incoming, args: str) -> None:
     if " " in args:
         raise Usage("a program's name, or nothing for the whole hill")
     who, site = message.sender.identity, bot.settings.web.url
-    for line in await asyncio.to_thread(log_lines, bot.hill.queries, args, who, site):
+    for line in await bot.read(log_lines, bot.hill.queries, args, who, site):
         bot.reply(message, line)
 
 

@@ -3,8 +3,6 @@ score, points and worst opponents."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import Context, command
 from bot.identity import Sender
@@ -19,7 +17,7 @@ from hill.rules.statistics import Statistics
 async def rank(bot: Context, message: Incoming, args: str) -> None:
     if not args or " " in args:
         raise Usage("a program's name")
-    standings, stats = await asyncio.to_thread(bot.statistics.current)
+    standings, stats = await bot.read(bot.statistics.current)
     bot.reply(message, rank_line(standings, find(standings, args, message.sender), stats))
 
 

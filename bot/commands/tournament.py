@@ -4,8 +4,6 @@ asks for the running or last tournament; admins start one
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import Context, command
 from bot.tournament import progress_text
@@ -22,7 +20,7 @@ CANCEL = "cancel ID"
 async def tournament_command(bot: Context, message: Incoming, args: str) -> None:
     host = bot.tournaments
     if not args:
-        view = await asyncio.to_thread(latest, host.db)
+        view = await bot.read(latest, host.db)
         if view is None:
             bot.reply(message, "No tournament yet: an admin starts one.")
         else:
@@ -38,14 +36,14 @@ async def tournament_command(bot: Context, message: Incoming, args: str) -> None
     every_version = words[2:] == ["all-versions"]
     if words[0] not in FORMATS or not (len(words) == 2 or every_version):
         raise HillError(f"start one with: {START}; POOL is {POOLS_HELP}")
-    running = await asyncio.to_thread(host.running)
+    running = await bot.read(host.running)
     try:
         tournament_id = await host.begin(
             words[0], words[1], message.sender.nick, all_versions=every_version
         )
     except TournamentError as error:
         raise HillError(str(error)) from None
-    view = await asyncio.to_thread(tournament, host.db, tournament_id)
+    view = await bot.read(tournament, host.db, tournament_id)
     assert view is not None
     s = view.summary
     after = f"; it starts when #{running} is over" if running is not None else ""

@@ -4,8 +4,6 @@ contest`, the same for an entry to contest NAME."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.client import Incoming
 from bot.commands.base import ENTRY, Context, command
 from hill.errors import Usage
@@ -25,7 +23,7 @@ async def upload(bot: Context, message: Incoming, args: str) -> None:
         owner = await bot.owner(sender, ENTRY)
         bot.count(sender, owner)
         seconds = bot.irc.upload_link_seconds
-        token = await asyncio.to_thread(
+        token = await bot.read(
             bot.uploads.issue,
             nick=sender.nick,
             channel=None,  # an entry is answered in private
@@ -44,7 +42,7 @@ async def upload(bot: Context, message: Incoming, args: str) -> None:
     owner = await bot.owner(sender, name, test_only=test_only)
     bot.count(sender, owner)  # a link is one submission
     seconds = bot.irc.upload_link_seconds
-    token = await asyncio.to_thread(
+    token = await bot.read(
         bot.uploads.issue,
         nick=sender.nick,
         channel=message.channel,
