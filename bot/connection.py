@@ -36,7 +36,7 @@ BACKOFF_MAX = 60.0  # ...up to this
 IDLE_PING = 60.0  # silence after which the bot pings the server
 IDLE_DEAD = 150.0  # silence after which the connection is taken as dead
 REGISTER_TIMEOUT = 60.0
-NICK_RETRY_SECONDS = 15.0  # someone else holds the configured nick: asked again after
+WATCH_EVERY = 15.0  # seconds between looks at the connection
 
 
 class _LenientBuffer(DecodingLineBuffer):
@@ -224,37 +224,24 @@ class ServerLink:
         return transport, proto
 
     async def _watch(self) -> None:
-        """Until the connection ends, a keepalive timer set at the next
-        moment something is due: a ping to a server silent for IDLE_PING,
-        the end of one silent for IDLE_DEAD or not done registering in
-        REGISTER_TIMEOUT, and, while someone else holds the configured
-        nick, an ISON every NICK_RETRY_SECONDS (a NICK costs the bot 4
-        lines' worth: sent only once the nick is free)."""
-        pinged = asked = 0.0
+        """Until the connection ends: ping a silent server, drop a dead one,
+        and take the configured nick back when it frees up."""
         while not self.disconnected.is_set():
-            now = time.monotonic()
-            registered = self.registration.registered
-            due = self.last_seen + (IDLE_DEAD if pinged > self.last_seen else IDLE_PING)
-            if not registered:
-                due = min(due, self.connected_at + REGISTER_TIMEOUT)
-            elif self.nick != self.settings.nick:
-                due = min(due, asked + NICK_RETRY_SECONDS)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.disconnected.wait(), max(0.0, due - now))
+                await asyncio.wait_for(self.disconnected.wait(), WATCH_EVERY)
                 return
-            now = time.monotonic()
-            idle = now - self.last_seen
-            late = not registered and now - self.connected_at >= REGISTER_TIMEOUT
-            if idle >= IDLE_DEAD or late:
+            idle = time.monotonic() - self.last_seen
+            registered = self.registration.registered
+            if idle > IDLE_DEAD or (
+                not registered and time.monotonic() - self.connected_at > REGISTER_TIMEOUT
+            ):
                 log.warning("server silent, dropping the connection", idle=round(idle))
                 self.connection.disconnect("ping timeout")
-                return
-            if idle >= IDLE_PING and pinged <= self.last_seen:
-                pinged = now
+            elif idle > IDLE_PING:
                 self.send(f"PING :{self.connection.get_server_name() or 'hill'}")
-            if registered and self.nick != self.settings.nick and now - asked >= NICK_RETRY_SECONDS:
-                asked = now
-                self.send(f"ISON {self.settings.nick}")  # is it free?
+            elif registered and self.nick != self.settings.nick:
+                # is it free? (a NICK costs the bot 4 lines' worth: only when it is)
+                self.send(f"ISON {self.settings.nick}")
 
     # --- events ----------------------------------------------------------------
 
