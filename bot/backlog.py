@@ -29,8 +29,9 @@ the longest queue: whoever has the most lines waiting, as many as the
 newcomer would have at least (the one who asked last, of those), drops
 their oldest answer not yet begun that can be asked again.  So a request
 just heard always finds room, even on a host whose crowd fills its share.
-A refusal that has waited `refusal_ttl` seconds is dropped ("try again in 26 s" ten minutes late helps no one);
-what is dropped is logged once per interval.
+A refusal that has waited `refusal_ttl` seconds is dropped ("try again in
+26 s" ten minutes late helps no one); what is dropped is logged once per
+interval.
 """
 
 from __future__ import annotations
