@@ -26,11 +26,12 @@ It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
 give way first (the recipient's own, their host's, then the oldest), then
 the longest queue: whoever has the most lines waiting, as many as the
-newcomer would have at least, drops their oldest answer not yet begun that
-can be asked again.  So a request just heard always finds room, even on a
-host whose crowd fills its share.  A refusal that has waited `refusal_ttl`
-seconds is dropped ("try again in 26 s" ten minutes late helps no one);
-what is dropped is logged once per interval.
+newcomer would have at least (the one who asked last, of those), drops
+their oldest answer not yet begun that can be asked again.  So a request
+just heard always finds room, even on a host whose crowd fills its share.
+A refusal that has waited `refusal_ttl` seconds is dropped ("try again in
+26 s" ten minutes late helps no one); what is dropped is logged once per
+interval.
 """
 
 from __future__ import annotations
@@ -181,12 +182,14 @@ class Backlog:
         """Drop the message that gives way to `newcomer`'s, who would have
         `wanted` lines waiting: on `host` (else on the host with the most
         lines), of the recipient with the most lines waiting, `wanted` at
-        least, the oldest not begun that can be asked again."""
+        least (of those, the one whose answer came last: an answer that has
+        waited is not dropped for a newer one as long), their oldest not
+        begun that can be asked again."""
         if host is None and self._waiting:
             host = max(self._waiting, key=lambda h: self._lines[h])
         recipients = self._waiting.get(host or "", {})
         candidates = [
-            (self._lines[r], -droppable[0].queued, droppable[0])
+            (self._lines[r], droppable[0].queued, droppable[0])
             for r, messages in recipients.items()
             if r != newcomer and self._lines[r] >= wanted
             if (droppable := [m for m in messages if not m.started and m.on_sent is None])
