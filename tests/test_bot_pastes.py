@@ -11,6 +11,7 @@ from support.botharness import CHANNEL, bot_settings, player, run, running_bot
 from support.ircclient import IrcTestClient
 
 from bot.ircd import Ngircd
+from bot.pastes import MAX_BATCH_BYTES, Multiline
 from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
@@ -144,3 +145,19 @@ def test_a_multiline_batch_is_played_whole(ngircd: Ngircd, tmp_path) -> None:
             assert not any("joined" in t or "limit" in t for t in said), said
 
     run(scenario())
+
+
+def test_multiline_batches_keep_their_lines_and_drop_what_is_too_long() -> None:
+    """bot.pastes.Multiline alone: blank lines kept, concat pieces joined as
+    they are, batches told apart by their reference, an oversized one dropped."""
+    batches = Multiline()
+    batches.open("a", "#c", "opening a")
+    batches.open("b", "#c", "opening b")
+    for text, concat in (("one", False), ("", False), ("two ", False), ("three", True)):
+        batches.add("a", text, concat)
+    batches.add("b", "x" * MAX_BATCH_BYTES, False)
+    batches.add("b", "y", True)
+    assert not batches.holds("c") and batches.holds("a")
+    assert batches.close("a") == ("#c", "opening a", "one\n\ntwo three")
+    assert batches.close("b") is None  # longer than any server allows: not played in part
+    assert batches.close("a") is None and not batches.holds("a")
