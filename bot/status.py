@@ -1,6 +1,6 @@
 """The running bot's status file (`bot-status.json` in the data folder),
 rewritten on a heartbeat (every HEARTBEAT_SECONDS, a timer on the event
-loop), for the web report's `/healthz` and `/metrics` (hill.web.health),
+loop), for the web report's `/healthz` and `/metrics` (hill.web.operations.health),
 whichever process serves them.
 
 It says when it was written (a file that stops being rewritten is a bot
