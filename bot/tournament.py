@@ -23,6 +23,7 @@ cluster pauses the tournament, which tries again later.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -30,7 +31,7 @@ from bot.worker import BackgroundWorker
 from hill.config import Settings
 from hill.engine import Pair, Played, batches
 from hill.engine.arena import Arena, CodeOf, Executor, LocalExecutor
-from hill.errors import Cancelled, Stopped, TournamentError
+from hill.errors import Cancelled, TournamentError
 from hill.play.cluster import executor_for
 from hill.scheduler import Priority, Turns
 from hill.scheduler.journeys import TournamentPlayer, play_tournament
@@ -140,13 +141,8 @@ class TournamentHost(BackgroundWorker):
         """Plays a tournament to its end in the calling thread, which holds
         the turn at `priority` (a contest's journey has its own)."""
 
-        def between() -> None:
-            if self.stopping.is_set():
-                raise Stopped
-            self.turns.between(priority)
-
         def play(tournament_id: int) -> None:
-            self._play(tournament_id, None, between)
+            self._play(tournament_id, None, functools.partial(self.between, priority))
 
         return play
 

@@ -67,12 +67,13 @@ class BackgroundWorker:
         async with self.turns.turn(self.priority):
             return await self._thread.run(function, *args)
 
-    def between(self) -> None:
-        """Between two pieces of work done in the turn (in the thread): more
-        urgent work goes first; Stopped once the bot stops."""
+    def between(self, priority: Priority | None = None) -> None:
+        """Between two pieces of work done in the turn (in the thread), held
+        at `priority` (default the worker's): more urgent work goes first;
+        Stopped once the bot stops."""
         if self.stopping.is_set():
             raise Stopped
-        self.turns.between(self.priority)
+        self.turns.between(self.priority if priority is None else priority)
 
     async def step(self) -> None:
         raise NotImplementedError

@@ -42,12 +42,13 @@ class Bell:
     def __init__(self, database: Path) -> None:
         self.address = address(database)
         self._socket: socket.socket | None = None
-        self._message = str(os.getpid()).encode()
+        self._pid = 0  # the process the socket was made in (a fork makes its own)
 
     def ring(self) -> None:
         """Tell the bot serving this hill, if one does, that it changed."""
-        if self._socket is None or self._message != str(os.getpid()).encode():  # forked
-            self._message = str(os.getpid()).encode()
+        if self._socket is None or self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._message = str(self._pid).encode()
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             self._socket.setblocking(False)
         # nobody listens, or the listener has rings to read already: both fine

@@ -107,8 +107,7 @@ def entrants_of(session: Session, tournament_id: int) -> list[EntrantRow]:
 
 def unfinished(session: Session) -> list[int]:
     """The tournaments not over yet, oldest first."""
-    query = select(TournamentRow.id).where(TournamentRow.ended.is_(None))
-    return list(session.scalars(query.order_by(TournamentRow.id)))
+    return [id for id, _ in unfinished_pools(session)]
 
 
 def unfinished_pools(session: Session) -> list[tuple[int, str]]:
