@@ -15,12 +15,12 @@ begins to wait counts as served before all those already waiting (in the
 order they came), so a player who asks while another floods is next, and
 a host that opens 200 connections has one turn among the hosts.  The other
 lines go to the recipient with the fewest lines waiting (of those, the one
-served least recently), the newest first, so a one-line answer just asked
-does not wait behind a crowd, on its own host either; but an answer that a
-newer one went before goes before newer ones, the oldest first (a
-200-client crowd's third lines of `-help`, each a fresh short answer, kept
-a player of their host waiting 13 s when the newest always went first).
-No long answer waits for ever.
+served least recently), the one asked last first, so a one-line answer
+just asked does not wait behind a crowd, on its own host either: the
+crowd's answers, queued one after another as the bot reads the hill for
+each, answer requests heard before his (taken in the order queued, the
+newest went first and 200 of them kept a player of the crowd's host
+waiting 13-60 s).  No long answer waits for ever.
 
 It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
@@ -67,9 +67,9 @@ class Message:
     host: str  # whose turn it waits in: "@" + bot.identity.host_of, or the recipient
     lines: deque[str]
     queued: float  # time.monotonic() when queued
+    asked: float  # time.time() when the request it answers was heard
     on_sent: Callable[[], None] | None = None  # once its last line is written
     started: bool = False  # a line of it is out
-    passed: bool = False  # a newer answer as short went before it
 
 
 def _lines(messages: Iterable[Message]) -> int:
@@ -121,11 +121,15 @@ class Backlog:
         recipient: str,
         lines: list[str],
         on_sent: Callable[[], None] | None = None,
+        asked: float | None = None,
     ) -> bool:
-        """Queue `lines` for `recipient`; False when there is no room."""
+        """Queue `lines` for `recipient`, the answer to a request heard at
+        `asked` (time.time(); default: now); False when there is no room."""
         # "@" + the host (no nick or channel begins so), or the recipient's own
         host = "@" + (self._hosts.get(recipient) or recipient)
-        message = Message(kind, recipient, host, deque(lines), time.monotonic(), on_sent)
+        now = time.monotonic()
+        asked = time.time() if asked is None else asked
+        message = Message(kind, recipient, host, deque(lines), now, asked, on_sent)
         if kind is not Kind.QUERY and not self._make_room(message):
             self._log_drop(kind)
             return False
@@ -271,28 +275,17 @@ class Backlog:
             self._remove(message)
         return None
 
-    def _shortest_key(self, host: str, recipient: str) -> tuple[int, int, bool, float]:
+    def _shortest_key(self, host: str, recipient: str) -> tuple[int, int, float]:
         """The fewest lines first; of those, the recipient served least
-        recently; then the answers passed over (the oldest first), then the
-        newest."""
-        messages = self._waiting[host][recipient]
-        head = messages[0]
+        recently, then the one asked last."""
         return (
             self._lines[recipient],
             self._served.get(recipient, 0),
-            not head.passed,
-            head.queued if head.passed else -messages[-1].queued,
+            -self._waiting[host][recipient][-1].asked,
         )
 
     def pop(self, message: Message) -> str:
         """The next line of `message`, which goes out now."""
-        if self._shortest:  # the older answers as short that it goes before are passed over
-            lines = self._lines[message.recipient]
-            for recipients in self._waiting.values():
-                for recipient, messages in recipients.items():
-                    head = messages[0]
-                    if self._lines[recipient] == lines and head.queued < message.queued:
-                        head.passed = True
         line = message.lines.popleft()
         message.started = True
         self._sent += 1

@@ -14,6 +14,7 @@ in its channels.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
@@ -182,13 +183,15 @@ class IrcClient:
         recipient: str = "",
         refusal: bool = False,
         on_sent: Callable[[], None] | None = None,
+        asked: float | None = None,
     ) -> None:
         """Queue `prefix + text` for `target`, in as many lines as it takes;
         `recipient` is whom it is for (the outbox takes turns between them;
         default: the target), `refusal` marks an error or a limit (it gives
         way first when the outbox is full, and is dropped if it waits too
-        long), and `on_sent`
-        is called once the last line is written to the server."""
+        long), `on_sent` is called once the last line is written to the
+        server, and `asked` is when the request it answers was heard
+        (time.time(); default: now)."""
         command = "NOTICE" if notice else "PRIVMSG"
         source = self.link.source or fallback_source(self.nick, self.settings.username)
         self.outbox.add_text(
@@ -200,6 +203,7 @@ class IrcClient:
             kind=Kind.REFUSAL if refusal else Kind.ANSWER,
             recipient=recipient,
             on_sent=on_sent,
+            asked=asked,
         )
 
     def reply(
@@ -224,6 +228,7 @@ class IrcClient:
             recipient=self.link.fold(sender.nick),  # the runner answers by nick too
             refusal=refusal,
             on_sent=on_sent,
+            asked=message.heard.replace(tzinfo=dt.UTC).timestamp(),
         )
 
     # --- channels ----------------------------------------------------------

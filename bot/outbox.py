@@ -48,13 +48,15 @@ class Outbox:
         kind: Kind = Kind.ANSWER,
         recipient: str = "",
         on_sent: Callable[[], None] | None = None,
+        asked: float | None = None,
     ) -> bool:
         """Queue `prefix + text` (made plain) to `target`, in as many lines as
-        fit `budget` bytes of text each; False when the outbox has no room."""
+        fit `budget` bytes of text each, the answer to a request heard at
+        `asked` (bot.backlog); False when the outbox has no room."""
         prefix = plain(prefix)
         pieces = split_text(plain(text), budget - len(prefix.encode()))
         lines = [f"{command} {target} :{prefix}{piece}" for piece in pieces]
-        return self.backlog.add(kind, recipient or target, lines, on_sent)
+        return self.backlog.add(kind, recipient or target, lines, on_sent, asked)
 
     def query(self, recipient: str, line: str) -> None:
         """Queue a request to the server about `recipient` (WHOIS), before
