@@ -97,9 +97,7 @@ class ContestClock(BackgroundWorker):
         views = await self.in_thread(contests, self.db)
         for view in views:
             await self._attend(view, now)
-        moments = [
-            rules.next_moment(v.created_at, v.closes, now, v.told) for v in views if v.open
-        ]
+        moments = [rules.next_moment(v.created_at, v.closes, now, v.told) for v in views if v.open]
         with contextlib.suppress(TimeoutError):
             if moments:  # a timer for the next of them
                 await asyncio.wait_for(self.wake.wait(), (min(moments) - now).total_seconds())
