@@ -12,8 +12,9 @@ second after a burst of 4, as config.example.toml has it):
 - drain: 600 lines queued; lines sent a second over `--drain` seconds, and
   the bot's disconnections.
 
-Prints figures per server, asserts nothing (tests/test_bot_pacing.py
-asserts, in lines rather than seconds):
+Prints figures per server, asserts nothing (tests/test_bot_flood.py,
+test_bot_burst.py and test_bot_drain.py assert, in lines rather than
+seconds):
 
     .venv/bin/python bench/pacing.py [--servers inspircd,ngircd,hybrid]
         [--runs flood,burst,drain] [--drain 60]

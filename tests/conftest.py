@@ -3,7 +3,10 @@ tests/support/reference.py reads it)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from support.ircservers import NETWORKS, Inspircd, Network, start_inspircd, start_network
 from support.reference import REFERENCE
 
 
@@ -17,9 +20,34 @@ def reference_results() -> list[str]:
     return (REFERENCE / "results.txt").read_text().splitlines()
 
 
+@pytest.fixture(scope="module", params=NETWORKS)
+def every_network(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Network]:
+    """Each of the servers networks run (InspIRCd, ngircd, ircd-hybrid), in turn."""
+    network = start_network(request.param, tmp_path_factory.mktemp(request.param))
+    yield network
+    network.stop()
+
+
+@pytest.fixture(scope="module")
+def flood_inspircd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspircd]:
+    """InspIRCd without services: a strict class for the bot, a lenient one for players."""
+    server = start_inspircd(tmp_path_factory.mktemp("inspircd-flood"), services=False)
+    yield server
+    server.stop()
+
+
 # the fixtures that start something, and the marker a test using one gets
 # (directly or through another fixture): `make test-fast` leaves them out
-STARTS = {"ngircd": "irc", "browser": "browser", "phone": "browser", "cluster": "cluster"}
+STARTS = {
+    "ngircd": "irc",
+    "every_network": "irc",
+    "flood_inspircd": "irc",
+    "browser": "browser",
+    "phone": "browser",
+    "cluster": "cluster",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,0 +1,83 @@
+"""A crowd of 200 new clients of one host each asks the bot for help: a
+player who is waiting already, on another host or on the crowd's own, is
+still answered within a few of the bot's lines, on each of the servers
+networks run (InspIRCd, ngircd, ircd-hybrid)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.botharness import CHANNEL, RUSH, bot_settings, run, running_bot
+from support.ircclient import IrcTestClient
+from support.ircservers import Network
+from support.pacing import BOUND, TURN, figures, median_lines, most_lines, probe
+
+from bot.backlog import MAX_PER_HOST
+from hill.writers.hill import Hill
+
+pytestmark = [pytest.mark.irc, pytest.mark.slow]  # three servers, a crowd of minutes
+
+BURST = 200  # clients, each asking once
+
+
+@pytest.mark.parametrize(
+    "same_host",
+    [False, True],
+    ids=["other-host", "same-host"],
+)
+def test_a_burst_of_new_clients_delays_no_one(
+    every_network: Network, tmp_path, same_host, request: pytest.FixtureRequest
+) -> None:
+    """200 clients of one host connect and each asks `!bfjoust-help` once
+    (three lines of answer each: 600 lines, ten minutes at a line a second);
+    a player who is waiting already, on another host or on the same one, is
+    answered within seconds all the same: hosts take turns, short answers go
+    first every other turn, and one host's lines are capped.  (Before: the
+    200 never served went first, and the player's second `-rank` had no
+    answer within 60 s.)"""
+    if same_host and every_network.name == "hybrid":
+        # passes alone (1.2-2.2 s); under load once no answer in 60 s: ircd-hybrid
+        # hands the crowd's lines over slowly, so they are heard after the
+        # player's, and the crowd's recipients never served go first in the
+        # round-robin turn (issue 33.3, open on this server)
+        request.applymarker(pytest.mark.xfail(reason="issue 33.3 on ircd-hybrid", strict=False))
+    server = every_network
+    settings = bot_settings(tmp_path, server.port, messages_per_second=1.0, burst=4)
+    hill = Hill(settings.hill)
+    hill.challenge("ann", "rush", RUSH.encode())
+    burst_host = "127.0.0.2"
+
+    async def scenario() -> None:
+        async with running_bot(settings, hill) as hillbot:
+            nick = hillbot.client.nick
+            port = server.player_port
+            prober = await IrcTestClient("prober").connect(
+                port, host=burst_host if same_host else "127.0.0.3"
+            )
+            await prober.join(CHANNEL)
+            crowd: list[IrcTestClient] = []
+            for start in range(0, BURST, 10):  # ngircd listens with a backlog of 10
+                crowd += await asyncio.gather(
+                    *(
+                        IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=burst_host)
+                        for i in range(start, start + 10)
+                    )
+                )
+            for client in crowd:
+                client.say(nick, "!bfjoust-help")
+            waits = await probe(prober, hillbot, [CHANNEL, nick], probes=8)
+            where = "the same host" if same_host else "another host"
+            helped = sum(1 for c in crowd for m in c.lines if m.nick == nick)
+            print(
+                every_network.name,
+                figures(f"{BURST} new clients ask for help; a player on {where}", waits)
+                + f"; the crowd got {helped} lines meanwhile, {len(hillbot.client.outbox)} wait",
+            )
+            # on the crowd's own host a line more: the round-robin turn may be a
+            # crowd member's (the short-answer turn is his: he asked last)
+            assert most_lines(waits) <= BOUND + same_host and median_lines(waits) <= TURN
+            assert helped > 0 and len(hillbot.client.outbox) <= MAX_PER_HOST  # served, and capped
+            assert hillbot.client.connections == 1
+
+    run(scenario(), timeout=180)
