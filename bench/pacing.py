@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from support.botharness import CHANNEL, RUSH, bot_settings, running_bot
 from support.ircclient import IrcTestClient
 from support.ircservers import start_hybrid
+from support.pacing import crowd_asks_help, lines_from
 
 from bot.app import HillBot
 from bot.ircd import free_port, launch_keeper, start_ngircd, stop_keeper
@@ -130,19 +131,10 @@ async def burst(port: int, data: Path) -> str:
         nick = hillbot.client.nick
         prober = await IrcTestClient("prober").connect(port, host=host)
         await prober.join(CHANNEL)
-        crowd: list[IrcTestClient] = []
-        for start in range(0, BURST, 10):  # ngircd listens with a backlog of 10
-            crowd += await asyncio.gather(
-                *(
-                    IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=host)
-                    for i in range(start, start + 10)
-                )
-            )
-        for client in crowd:
-            client.say(nick, "!bfjoust-help")
+        crowd = await crowd_asks_help(port, host, BURST, nick)
         first = await ask(prober, nick, CHANNEL)
         waits = await probe(prober, nick)
-        helped = sum(1 for c in crowd for m in c.lines if m.nick == nick)
+        helped = lines_from(nick, crowd)
         return (
             figures(f"{BURST} new clients of the prober's host ask for help", first, waits)
             + f"; the crowd got {helped} lines meanwhile"

@@ -14,7 +14,6 @@ in its channels.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +32,7 @@ from bot.pastes import CONCAT, MULTILINE, Multiline
 from bot.registration import WANTED_CAPS, Handler
 from bot.text import fallback_source, text_budget
 from hill.config import IrcSettings
+from hill.rules.events import epoch_seconds
 
 __all__ = ["Incoming", "IrcClient"]
 
@@ -228,7 +228,7 @@ class IrcClient:
             recipient=self.link.fold(sender.nick),  # the runner answers by nick too
             refusal=refusal,
             on_sent=on_sent,
-            asked=message.heard.replace(tzinfo=dt.UTC).timestamp(),
+            asked=epoch_seconds(message.heard),
         )
 
     # --- channels ----------------------------------------------------------

@@ -5,13 +5,20 @@ networks run (InspIRCd, ngircd, ircd-hybrid)."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from support.botharness import CHANNEL, RUSH, bot_settings, run, running_bot
 from support.ircclient import IrcTestClient
 from support.ircservers import Network
-from support.pacing import BOUND, TURN, figures, median_lines, most_lines, probe
+from support.pacing import (
+    BOUND,
+    TURN,
+    crowd_asks_help,
+    figures,
+    lines_from,
+    median_lines,
+    most_lines,
+    probe,
+)
 
 from bot.backlog import MAX_PER_HOST
 from hill.writers.hill import Hill
@@ -57,19 +64,10 @@ def test_a_burst_of_new_clients_delays_no_one(
                 port, host=burst_host if same_host else "127.0.0.3"
             )
             await prober.join(CHANNEL)
-            crowd: list[IrcTestClient] = []
-            for start in range(0, BURST, 10):  # ngircd listens with a backlog of 10
-                crowd += await asyncio.gather(
-                    *(
-                        IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=burst_host)
-                        for i in range(start, start + 10)
-                    )
-                )
-            for client in crowd:
-                client.say(nick, "!bfjoust-help")
+            crowd = await crowd_asks_help(port, burst_host, BURST, nick)
             waits = await probe(prober, hillbot, [CHANNEL, nick], probes=8)
             where = "the same host" if same_host else "another host"
-            helped = sum(1 for c in crowd for m in c.lines if m.nick == nick)
+            helped = lines_from(nick, crowd)
             print(
                 every_network.name,
                 figures(f"{BURST} new clients ask for help; a player on {where}", waits)

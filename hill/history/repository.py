@@ -45,6 +45,7 @@ import structlog
 
 from hill.errors import HistoryUnavailable, as_storage_error
 from hill.faults import crash_point
+from hill.rules.events import epoch_seconds
 
 log = structlog.get_logger(__name__)
 
@@ -327,7 +328,7 @@ def _trailer_lines(trailers: Mapping[str, str] | None) -> str:
 def _identity(author: str, when: dt.datetime) -> dict[str, str]:
     """Who made a commit, and when (naive UTC), as git's environment."""
     # git's own date format: seconds since the epoch and the zone
-    date = f"{int(when.replace(tzinfo=dt.UTC).timestamp())} +0000"
+    date = f"{int(epoch_seconds(when))} +0000"
     return {
         "GIT_AUTHOR_NAME": author,
         "GIT_AUTHOR_EMAIL": f"{author}@bfjoust.invalid",

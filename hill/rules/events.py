@@ -20,6 +20,11 @@ def iso_utc(time: dt.datetime) -> str:
     return time.isoformat(timespec="seconds") + "Z"
 
 
+def epoch_seconds(time: dt.datetime) -> float:
+    """A stored time (naive UTC, as utcnow gives it) in seconds since the epoch."""
+    return time.replace(tzinfo=dt.UTC).timestamp()
+
+
 class EventKind(StrEnum):
     """What happened to the hill."""
 

@@ -1,6 +1,6 @@
 """Probing the bot's pace: a player asks `!bfjoust-rank` while others load
 the bot, and each wait is measured in seconds and in the bot's own lines
-(tests/test_bot_flood.py, tests/test_bot_burst.py)."""
+(tests/test_bot_flood.py, tests/test_bot_burst.py, bench/pacing.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ BOUND = 3  # every probe
 REPLY_GUARD = 60.0  # seconds: no answer by then is none (a failure guard, not a goal)
 PROBES = 15
 PROBE_EVERY = 1.0  # seconds between probes (within the prober's own command rate)
+CONNECT_AT_ONCE = 10  # ngircd listens with a backlog of 10
 
 
 Waits = list[tuple[float, int]]  # each answer's wait: seconds, and the bot's lines
@@ -85,3 +86,24 @@ def most_lines(waits: Waits) -> int:
 
 def median_lines(waits: Waits) -> float:
     return statistics.median(lines for _, lines in waits)
+
+
+async def crowd_asks_help(port: int, host: str, count: int, nick: str) -> list[IrcTestClient]:
+    """`count` new clients of `host` (each an ident of its own) connect and
+    each asks the bot `nick` for `!bfjoust-help` once."""
+    crowd: list[IrcTestClient] = []
+    for start in range(0, count, CONNECT_AT_ONCE):
+        crowd += await asyncio.gather(
+            *(
+                IrcTestClient(f"crowd{i}").connect(port, user=f"c{i}", host=host)
+                for i in range(start, min(start + CONNECT_AT_ONCE, count))
+            )
+        )
+    for client in crowd:
+        client.say(nick, "!bfjoust-help")
+    return crowd
+
+
+def lines_from(nick: str, clients: list[IrcTestClient]) -> int:
+    """The lines `clients` got from `nick`."""
+    return sum(1 for c in clients for m in c.lines if m.nick == nick)
