@@ -26,9 +26,11 @@ It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
 give way first (the recipient's own, their host's, then the oldest), then
 the longest queue: whoever has the most lines waiting, as many as the
-newcomer would have at least (the one who asked last, of those), drops
-their oldest answer not yet begun that can be asked again.  So a request
-just heard always finds room, even on a host whose crowd fills its share.
+newcomer would have at least (the one who asked first, of those, the
+newcomer too), drops their oldest answer not yet begun that can be asked
+again.  So a request just heard always finds room, even on a host whose
+crowd fills its share, and the crowd's answers, asked before it but queued
+after it as the bot gets to them, do not push it out.
 A refusal that has waited `refusal_ttl` seconds is dropped ("try again in
 26 s" ten minutes late helps no one); what is dropped is logged once per
 interval.
@@ -159,14 +161,11 @@ class Backlog:
         if message.kind is Kind.ANSWER:
             while not fits()[0] and self._drop(self._refusals(recipient=recipient)):
                 pass
-            wanted = self._lines[recipient] + count
             while not fits()[1] and (
-                self._drop(self._refusals(host=host)) or self._give_way(wanted, recipient, host)
+                self._drop(self._refusals(host=host)) or self._give_way(message, host)
             ):
                 pass
-            while not fits()[2] and (
-                self._drop(self._refusals()) or self._give_way(wanted, recipient)
-            ):
+            while not fits()[2] and (self._drop(self._refusals()) or self._give_way(message)):
                 pass
         return all(fits())
 
@@ -182,23 +181,34 @@ class Backlog:
             if m.kind is Kind.REFUSAL and not m.started
         ]
 
-    def _give_way(self, wanted: int, newcomer: str, host: str | None = None) -> bool:
-        """Drop the message that gives way to `newcomer`'s, who would have
-        `wanted` lines waiting: on `host` (else on the host with the most
-        lines), of the recipient with the most lines waiting, `wanted` at
-        least (of those, the one whose answer came last: an answer that has
-        waited is not dropped for a newer one as long), their oldest not
-        begun that can be asked again."""
+    def _give_way(self, newcomer: Message, host: str | None = None) -> bool:
+        """Drop the answer that gives way to `newcomer`: on `host` (else on
+        the host with the most lines), of the recipient with the most lines
+        waiting, as many as the newcomer's would have at least; of those,
+        the one whose request was asked first (a crowd's answers, asked
+        before a player's and queued as the bot gets to them, give way to
+        his, not he to theirs), their oldest not begun that can be asked
+        again.  False, the newcomer dropped instead, when it would have as
+        many and was asked before all of them: a request just heard always
+        finds room."""
         if host is None and self._waiting:
             host = max(self._waiting, key=lambda h: self._lines[h])
         recipients = self._waiting.get(host or "", {})
+        wanted = self._lines[newcomer.recipient] + len(newcomer.lines)
         candidates = [
-            (self._lines[r], droppable[0].queued, droppable[0])
+            (self._lines[r], -droppable[0].asked, -droppable[0].queued, droppable[0])
             for r, messages in recipients.items()
-            if r != newcomer and self._lines[r] >= wanted
+            if r != newcomer.recipient and self._lines[r] >= wanted
             if (droppable := [m for m in messages if not m.started and m.on_sent is None])
         ]
-        return self._drop([max(candidates, key=lambda c: c[:2])[2]] if candidates else [])
+        if not candidates:
+            return False
+        lines, asked, _, victim = max(candidates, key=lambda c: c[:3])
+        if lines == wanted and newcomer.asked < -asked:
+            return False
+        self._remove(victim)
+        self._log_drop(victim.kind)
+        return True
 
     def _drop(self, messages: list[Message]) -> bool:
         """Drop the oldest of `messages`, unsent; False when there is none."""

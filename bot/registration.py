@@ -24,6 +24,7 @@ log = structlog.get_logger(__name__)
 WANTED_CAPS = (*ACCOUNT_CAPS, "extended-join", "server-time", "batch")
 SASL_REPLIES = ("saslsuccess", "saslfail", "sasltoolong", "saslaborted", "saslalready")
 SASL_CHUNK = 400  # AUTHENTICATE carries at most 400 bytes of base64 a line
+SERVICES = "NickServ"  # who logs players in, on every services package
 
 Handler = Callable[[ServerConnection, Event], None]
 
@@ -48,8 +49,11 @@ class Registration:
 
     @property
     def has_accounts(self) -> bool:
-        """The network has services accounts (and says whose messages are whose)."""
-        return any(cap in self.offered for cap in ACCOUNT_CAPS)
+        """The network has services accounts (and says whose messages are
+        whose): it offers their capabilities, and the operator did not say
+        it has none (`[irc] accounts`)."""
+        offered = any(cap in self.offered for cap in ACCOUNT_CAPS)
+        return offered and self.settings.accounts != "none"
 
     def handlers(self) -> dict[str, Handler]:
         return {
@@ -58,6 +62,7 @@ class Registration:
             "loggedin": self._on_logged_in,
             **{reply: self._on_sasl_done for reply in SASL_REPLIES},
             "welcome": self._on_welcome,
+            "ison": self._on_ison,
         }
 
     def _on_cap(self, connection: ServerConnection, event: Event) -> None:
@@ -109,3 +114,14 @@ class Registration:
 
     def _on_welcome(self, connection: ServerConnection, event: Event) -> None:
         self.registered = True
+        if self.has_accounts:  # is anyone there to log players in?
+            self.raw(f"ISON {SERVICES}")
+
+    def _on_ison(self, connection: ServerConnection, event: Event) -> None:
+        present = " ".join(event.arguments).split()
+        if self.has_accounts and SERVICES.lower() not in (n.lower() for n in present):
+            log.warning(
+                "the server offers accounts but no services answer: players cannot log "
+                "in to submit; on a network without services set [irc] accounts = \"none\"",
+                services=SERVICES,
+            )

@@ -35,7 +35,7 @@ from hill.errors import Cancelled, TournamentError
 from hill.play.cluster import executor_for
 from hill.scheduler import Priority, Turns
 from hill.scheduler.journeys import TournamentPlayer, play_tournament
-from hill.store.records import TournamentSummary, TournamentView, tournament
+from hill.store.records import TournamentSummary, tournament
 from hill.threads import Threads
 from hill.web.urls import Urls
 from hill.writers.hill import Hill
@@ -86,12 +86,13 @@ class TournamentHost(BackgroundWorker):
         self.announce = announce
         self.progress_seconds = progress_seconds
         self.reads = Threads(1, "tournament-reads")  # the host's thread plays: reads go here
+        self.orders = Threads(1, "tournament-orders")  # the admins' cancels, behind no read
         self._local = LocalExecutor(hill.arena.programs, jobs=1)  # one core: players first
-        self.cancelled_here: set[int] = set()  # cancelled by a command, which said so
 
     async def close(self) -> None:
         await super().close()
         await self.reads.finish()
+        await self.orders.finish()
 
     def running(self) -> int | None:
         """The admins' tournament to play on, oldest first (a contest's is
@@ -107,15 +108,12 @@ class TournamentHost(BackgroundWorker):
         self.wake.set()
         return tournament_id
 
-    async def cancel(self, tournament_id: int, by: str) -> TournamentView:
+    async def cancel(self, tournament_id: int, by: str) -> TournamentSummary:
         """Cancel a tournament (TournamentError if there is none, or it is
-        over); its view.  The one being played stops within a second."""
-        self.cancelled_here.add(tournament_id)  # before: the host may see it at once
-        try:
-            return await self.reads.run(self.service.cancel, tournament_id, by)
-        except TournamentError:
-            self.cancelled_here.discard(tournament_id)
-            raise
+        over); its summary from its counts, at once (not behind the host's
+        reads, such as a big tournament's view at its end).  The one being
+        played stops within a second, and its result is announced."""
+        return await self.orders.run(self.service.cancel, tournament_id, by)
 
     async def step(self) -> None:
         """Play the oldest unfinished tournament to its end and announce it,
@@ -125,16 +123,15 @@ class TournamentHost(BackgroundWorker):
         if tournament_id is None:
             await self.wake.wait()
             return
-        said = False  # its end was said already (by the command that cancelled it)
         try:
             await self.in_turn(self._play, tournament_id, asyncio.get_running_loop())
         except Cancelled:
-            said = tournament_id in self.cancelled_here
+            pass  # its end, with its standings as they stand, is announced below
         except TournamentError as error:  # the cluster is down: said, and tried later
             self.announce(f"Tournament #{tournament_id} pauses: {error}")
             raise
         view = await self.reads.run(tournament, self.db, tournament_id)
-        if view is not None and not said:
+        if view is not None:
             self.announce(progress_text(view.summary, self.site))
 
     def player(self, priority: Priority) -> TournamentPlayer:

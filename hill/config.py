@@ -53,6 +53,9 @@ class IrcSettings:
     sasl_password: str = ""
     admins: tuple[str, ...] = ()  # accounts (or nicks) allowed admin commands
     admin_secret: str = ""  # without accounts: what an admin proves (bot/admins.py)
+    # "auto": the network has accounts when the server offers their IRCv3
+    # capabilities; "none": it has none whatever it offers (a server without services)
+    accounts: str = "auto"
     rate_limit_per_user: int = 3  # submissions per window per user
     rate_limit_global: int = 20  # submissions per window in all
     rate_window_seconds: int = 60
@@ -131,6 +134,7 @@ _RULES: dict[tuple[str, str], tuple[Any, str]] = {
     ("irc", "port"): (lambda v: 1 <= v <= 65535, "a port from 1 to 65535"),
     ("irc", "nick"): (lambda v: NICK.fullmatch(v), "a valid IRC nick"),
     ("irc", "channels"): (lambda v: all(CHANNEL.fullmatch(c) for c in v), "channel names (#name)"),
+    ("irc", "accounts"): (lambda v: v in ("auto", "none"), "auto or none"),
     ("irc", "summary_channel"): (lambda v: not v or CHANNEL.fullmatch(v), "a channel name"),
     ("irc", "command"): (lambda v: v and " " not in v, "a prefix without spaces"),
     ("irc", "rate_limit_per_user"): (lambda v: v >= 1, "at least 1"),

@@ -47,10 +47,32 @@ class Threads:
 
     def __init__(self, count: int, name: str) -> None:
         self.executor = ThreadPoolExecutor(count, thread_name_prefix=name)
+        self._waiting: dict[Hashable, asyncio.Future[Any]] = {}  # shared calls not begun
+        self._lock = threading.Lock()  # the loop registers a call, a thread begins it
 
     async def run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         call = functools.partial(function, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self.executor, call)
+
+    async def run_shared(self, function: Callable[..., T], *args: Hashable) -> T:
+        """`function(*args)`, one call for all who ask for the same one
+        before it begins: it begins after each of them asked, so each gets
+        what a call of its own would have read (a crowd asking at once waits
+        for one read, not a queue of them, and holds up no one else).  A
+        call under way is not joined: it may have read too early."""
+        key = (function, args)
+        with self._lock:  # held until it is registered: no thread begins it before
+            waiting = self._waiting.get(key)
+            if waiting is None:
+
+                def begin() -> T:
+                    with self._lock:
+                        del self._waiting[key]
+                    return function(*args)
+
+                waiting = asyncio.get_running_loop().run_in_executor(self.executor, begin)
+                self._waiting[key] = waiting
+        return await asyncio.shield(waiting)
 
     def close(self) -> None:
         """Stop now: what waits is dropped (the web's readers, on shutdown)."""

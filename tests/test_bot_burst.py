@@ -33,9 +33,7 @@ BURST = 200  # clients, each asking once
     [False, True],
     ids=["other-host", "same-host"],
 )
-def test_a_burst_of_new_clients_delays_no_one(
-    every_network: Network, tmp_path, same_host, request: pytest.FixtureRequest
-) -> None:
+def test_a_burst_of_new_clients_delays_no_one(every_network: Network, tmp_path, same_host) -> None:
     """200 clients of one host connect and each asks `!bfjoust-help` once
     (three lines of answer each: 600 lines, ten minutes at a line a second);
     a player who is waiting already, on another host or on the same one, is
@@ -43,13 +41,6 @@ def test_a_burst_of_new_clients_delays_no_one(
     first every other turn, and one host's lines are capped.  (Before: the
     200 never served went first, and the player's second `-rank` had no
     answer within 60 s.)"""
-    if same_host:
-        # passes alone on all three servers (slowest 1.35-2.25 s); under the
-        # suite's load once no answer in 60 s (ngircd, and ircd-hybrid with three
-        # workers): a loaded bot or a slow server hears the crowd's lines after
-        # the player's, and the crowd's recipients never served yet go first in
-        # the round-robin turn (issue 33.3, still open under load)
-        request.applymarker(pytest.mark.xfail(reason="issue 33.3 under load", strict=False))
     server = every_network
     settings = bot_settings(tmp_path, server.port, messages_per_second=1.0, burst=4)
     hill = Hill(settings.hill)

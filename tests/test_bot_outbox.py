@@ -122,6 +122,34 @@ def test_a_crowds_answers_queued_late_keep_no_player_of_its_host_waiting() -> No
         assert f"rank{probe}" in sent[asked : asked + 4], sent[asked:]
 
 
+def test_a_crowds_last_lines_do_not_push_out_a_players_answer() -> None:
+    """The host's share is full of the crowd's one-line answers; a player
+    of that host asks and his answer finds room; then the crowd's last
+    lines keep coming (each `-help` ends with the top of the hill, queued as
+    its read ends, its first lines already sent).  They answer requests
+    asked before his, so they give way to his answer, not it to them (it
+    was dropped: on ngircd a probe had no answer in 60 s, issue 33.3)."""
+    outbox = _outbox(per_host=6)
+    backlog = outbox.backlog
+    crowd_asked = time.time() - 5
+    for i in range(40):
+        backlog.locate(f"crowd{i}", "10.0.0.2")
+    for i in range(6):
+        assert backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"], asked=crowd_asked)
+    backlog.locate("player", "10.0.0.2")
+    assert backlog.add(Kind.ANSWER, "player", ["rank"])  # a crowd's answer gives way
+    sent = []
+    for i in range(6, 40):
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"], asked=crowd_asked + i / 100)
+        if i % 4 == 0:
+            sent.append(outbox.take())
+    assert "rank" in sent[:3], sent
+    # of the crowd's answers not sent, those asked last stay, the oldest gave way
+    kept = sorted(int(line[1:].split()[0]) for line in _drain(outbox))
+    unsent = [i for i in range(40) if f"c{i} top" not in sent]
+    assert len(kept) == 6 and kept == unsent[-6:]
+
+
 def test_nobody_waits_for_ever_behind_short_answers() -> None:
     outbox = _outbox()
     outbox.backlog.locate("helped", "10.0.0.2")

@@ -9,7 +9,7 @@ written, as sopel declares its commands.  It gets the bot's `Context`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -133,6 +133,13 @@ class Context:
         """`function(*args, **kwargs)` on the commands' threads."""
         return await self.reads.run(function, *args, **kwargs)
 
+    async def read_shared(self, function: Callable[..., T], *args: Hashable) -> T:
+        """The read `function(*args)` on the commands' threads, shared by the
+        commands that ask for the same one before it begins
+        (Threads.run_shared: 200 `-help` at once read the hill once or twice,
+        and a player's `-rank` waits behind no queue of them)."""
+        return await self.reads.run_shared(function, *args)
+
     async def owner(self, sender: Sender, name: str, *, test_only: bool = False) -> str:
         """Whose program `name` of `sender`'s is (HillError if they may not
         have one), spelt as the hill already spells that owner: nicks and
@@ -186,10 +193,10 @@ class Context:
     async def open_contest(self, name: str, message: Incoming) -> ContestView:
         """Contest `name`, still taking entries when `message` was heard;
         HillError if there is no such contest or it has closed."""
-        view = await self.read(self.hill.contests.view, name)
+        view = await self.read_shared(self.hill.contests.view, name)
         if not view.open or not contests.counts(message.heard, view.closes):
             raise HillError(contests.late(view.name, view.closes))
         return view
 
     async def standings(self) -> Standings:
-        return await self.read(self.hill.queries.standings)
+        return await self.read_shared(self.hill.queries.standings)

@@ -17,7 +17,7 @@ from hill.rules.statistics import Statistics
 async def rank(bot: Context, message: Incoming, args: str) -> None:
     if not args or " " in args:
         raise Usage("a program's name")
-    standings, stats = await bot.read(bot.statistics.current)
+    standings, stats = await bot.read_shared(bot.statistics.current)
     bot.reply(message, rank_line(standings, find(standings, args, message.sender), stats))
 
 

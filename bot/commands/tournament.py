@@ -61,7 +61,7 @@ async def cancel(bot: Context, message: Incoming, words: list[str]) -> None:
     if len(words) != 1 or not words[0].lstrip("#").isdigit():
         raise HillError(f"cancel one with: {CANCEL}")
     try:
-        view = await bot.tournaments.cancel(int(words[0].lstrip("#")), message.sender.nick)
+        summary = await bot.tournaments.cancel(int(words[0].lstrip("#")), message.sender.nick)
     except TournamentError as error:
         raise HillError(str(error)) from None
-    bot.reply(message, progress_text(view.summary, bot.settings.web.url))
+    bot.reply(message, progress_text(summary, bot.settings.web.url))

@@ -121,9 +121,11 @@ def command_resume(args: argparse.Namespace) -> None:
 def command_cancel(args: argparse.Namespace) -> None:
     hill = open_hill(args)
     try:
-        view = HillTournaments(hill).cancel(args.id, args.by)
+        HillTournaments(hill).cancel(args.id, args.by)
+        view = tournament(hill.db, args.id)  # its standings as it stands
     finally:
         hill.close()
+    assert view is not None
     _print_view(view, args.json)
 
 

@@ -279,6 +279,29 @@ def progress_mark(db: Database, tournament_id: int) -> Mark | None:
     return progress_marks(db, tournament_id).get(tournament_id)
 
 
+def summary(db: Database, tournament_id: int) -> TournamentSummary | None:
+    """A tournament at a glance from its counts, without its standings
+    (no leader): cheap however many matches it has, for an answer that must
+    not wait for a replay (an admin's cancel).  None: there is no such one."""
+    with db.session() as session:
+        row = session.get(TournamentRow, tournament_id)
+        if row is None:
+            return None
+        plan = plan_of(row, entrants_of(session, tournament_id))
+        committed = session.scalar(
+            select(func.count())
+            .select_from(MatchRow)
+            .where(MatchRow.tournament_id == tournament_id)
+            .where(MatchRow.status == MatchStatus.COMMITTED)
+        )
+        rounds = session.scalar(
+            select(func.count())
+            .select_from(RoundRow)
+            .where(RoundRow.tournament_id == tournament_id)
+        )
+        return _summary(row, plan, rounds or 0, committed or 0, [])
+
+
 def latest(db: Database) -> TournamentView | None:
     """The running tournament (the oldest, if several), else the last one."""
     with db.session() as session:

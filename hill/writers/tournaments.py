@@ -31,11 +31,13 @@ from hill.store.pools import hill_pool
 from hill.store.queries import code_by_hash
 from hill.store.records import (
     HillLedgerStore,
+    TournamentSummary,
     TournamentView,
     add_tournament,
     cancel,
     entrants_of,
     plan_of,
+    summary,
     tournament,
     unfinished_pools,
 )
@@ -119,16 +121,17 @@ class HillTournaments:
         store = HillLedgerStore(self.hill.db, writes, tournament_id)
         return Tournament(plan, programs, store, jousts or self.hill.arena, known, watch)
 
-    def cancel(self, tournament_id: int, by: str) -> TournamentView:
+    def cancel(self, tournament_id: int, by: str) -> TournamentSummary:
         """End an unfinished tournament where it stands, cancelled by `by`
-        (TournamentError if there is none, or it is over); its view, the
-        matches committed so far as its result.  Whoever plays it stops
-        after the write transaction under way (CancelWatch)."""
+        (TournamentError if there is none, or it is over); its summary from
+        its counts (the matches committed so far are its result: its
+        standings, a replay of them, are the view's).  Whoever plays it
+        stops after the write transaction under way (CancelWatch)."""
         with self.hill.lock.transaction() as session:
             cancel(session, tournament_id, by)
-        view = tournament(self.hill.db, tournament_id)
-        assert view is not None
-        return view
+        found = summary(self.hill.db, tournament_id)
+        assert found is not None
+        return found
 
     def unfinished(self, *, contests: bool = True) -> list[int]:
         """The tournaments to play on (after a restart), oldest first;

@@ -40,10 +40,18 @@ async def probe(
     for i in range(probes):
         wait = Wait(hillbot, prober.nick)
         prober.say(targets[i % len(targets)], "!bfjoust-rank ann.rush")
-        await prober.reply(hillbot.client.nick, "ann.rush: rank", timeout=REPLY_GUARD)
+        try:
+            await prober.reply(hillbot.client.nick, "ann.rush: rank", timeout=REPLY_GUARD)
+        except TimeoutError:
+            raise NoAnswer(wait.story(prober, i)) from None
         waits.append(wait.over())
         await asyncio.sleep(PROBE_EVERY)
     return waits
+
+
+class NoAnswer(AssertionError):
+    """A probe had no answer within REPLY_GUARD seconds (what was known of
+    it in the message)."""
 
 
 class Wait:
@@ -54,16 +62,38 @@ class Wait:
     go out meanwhile)."""
 
     def __init__(self, hillbot: HillBot, nick: str) -> None:
-        self.outbox = hillbot.client.outbox
+        self.outbox, self.client = hillbot.client.outbox, hillbot.client
         self.started, self.queued = time.monotonic(), -1
+        self.added = False  # whether the outbox took the answer
         self.add_text = self.outbox.add_text
 
         def add_text(*args: Any, recipient: str = "", **kwargs: Any) -> bool:
             if self.queued < 0 and recipient == nick:
                 self.queued = self.outbox.backlog.sent
+                self.added = self.add_text(*args, recipient=recipient, **kwargs)
+                return self.added
             return self.add_text(*args, recipient=recipient, **kwargs)
 
         self.outbox.add_text = add_text  # type: ignore[method-assign]
+
+    def story(self, prober: IrcTestClient, index: int) -> str:
+        """What became of a probe with no answer, for the failure's message."""
+        backlog = self.outbox.backlog
+        if self.queued < 0:
+            fate = "never queued"
+        elif not self.added:
+            fate = "the outbox had no room for it"
+        else:
+            waits = any(prober.nick in recipients for recipients in backlog._waiting.values())
+            fate = f"queued {backlog.sent - self.queued} lines ago, " + (
+                "still waiting" if waits else "sent or dropped since"
+            )
+        return (
+            f"probe {index} had no answer in {REPLY_GUARD:.0f} s: {fate}; "
+            f"{len(self.outbox)} lines wait, {backlog.sent} sent, "
+            f"{self.client.connections} connection(s); "
+            f"the prober's last lines: {[m.raw for m in prober.lines[-3:]]}"
+        )
 
     def over(self) -> tuple[float, int]:
         del self.outbox.add_text  # the class's again
