@@ -62,7 +62,7 @@ class Registration:
             "loggedin": self._on_logged_in,
             **{reply: self._on_sasl_done for reply in SASL_REPLIES},
             "welcome": self._on_welcome,
-            "ison": self._on_ison,
+            "userhost": self._on_userhost,
         }
 
     def _on_cap(self, connection: ServerConnection, event: Event) -> None:
@@ -115,13 +115,18 @@ class Registration:
     def _on_welcome(self, connection: ServerConnection, event: Event) -> None:
         self.registered = True
         if self.has_accounts:  # is anyone there to log players in?
-            self.raw(f"ISON {SERVICES}")
+            self.raw(f"USERHOST {SERVICES}")  # (not ISON: the nick's own watch reads those)
 
-    def _on_ison(self, connection: ServerConnection, event: Event) -> None:
-        present = " ".join(event.arguments).split()
-        if self.has_accounts and SERVICES.lower() not in (n.lower() for n in present):
+    def _on_userhost(self, connection: ServerConnection, event: Event) -> None:
+        # 302 bot :NickServ=+service@services.host (nothing when there is none)
+        there = " ".join(event.arguments).split()
+        if not self.has_accounts:
+            return
+        if any(entry.split("=", 1)[0].rstrip("*").lower() == SERVICES.lower() for entry in there):
+            log.info("services answer: players log in there", services=SERVICES)
+        else:
             log.warning(
                 "the server offers accounts but no services answer: players cannot log "
-                "in to submit; on a network without services set [irc] accounts = \"none\"",
+                'in to submit; on a network without services set [irc] accounts = "none"',
                 services=SERVICES,
             )

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 import trustme
+from structlog.testing import capture_logs
 from support.botharness import CHANNEL, RUSH, TRAIL, bot_settings, run, running_bot, wait_until
 from support.ircclient import IrcTestClient
 from support.ircservers import Inspircd, start_inspircd
@@ -119,7 +120,12 @@ def test_programs_belong_to_accounts(network: Inspircd, tmp_path) -> None:
                 "alice.rush withdrawn; 0 programs left on the hill"
             )
 
-    run(scenario(), timeout=90)
+    with capture_logs() as logs:
+        run(scenario(), timeout=90)
+    # NickServ answered: no warning that no one can log in (tests/test_bot_hybrid.py)
+    events = [e["event"] for e in logs]
+    assert "services answer: players log in there" in events
+    assert not [e for e in events if "no services answer" in e]
 
 
 def test_owners_that_are_not_valid_are_refused_clearly(network: Inspircd, tmp_path) -> None:
