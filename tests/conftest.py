@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from selenium import webdriver
 from support.ircservers import NETWORKS, Inspircd, Network, start_inspircd, start_network
 from support.reference import REFERENCE
+from support.webhill import chromium
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +38,27 @@ def flood_inspircd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspirc
     server = start_inspircd(tmp_path_factory.mktemp("inspircd-flood"), services=False)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium_of_the_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+    """One Chromium for each test worker (its start costs a second or two)."""
+    driver = chromium(tmp_path_factory.mktemp("chromium"))
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_of_the_worker: webdriver.Chrome) -> webdriver.Chrome:
+    """The worker's Chromium, as a module finds a fresh one: a blank page, no
+    cookies, the desktop size, its console's past lines read (each module's
+    pages are served from an origin of their own, so no storage is shared)."""
+    driver = chromium_of_the_worker
+    driver.get("about:blank")
+    driver.delete_all_cookies()
+    driver.set_window_size(1366, 900)
+    driver.get_log("browser")
+    return driver
 
 
 # the fixtures that start something, and the marker a test using one gets

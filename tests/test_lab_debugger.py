@@ -19,7 +19,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 from support.labpage import ENGINE, HARNESS, WASM, serve
 from support.reference import warrior_path
-from support.webhill import chromium, console_errors
+from support.webhill import console_errors
 
 from hill import engine
 from hill.errors import ParseError
@@ -65,13 +65,11 @@ def source(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
+def page(browser: webdriver.Chrome) -> Iterator[webdriver.Chrome]:
     with serve() as url:
-        driver = chromium(tmp_path_factory.mktemp("chromium"))
-        driver.get(url + HARNESS)
-        WebDriverWait(driver, 20).until(lambda d: d.execute_script("return !!window.harnessReady"))
-        yield driver
-        driver.quit()
+        browser.get(url + HARNESS)
+        WebDriverWait(browser, 20).until(lambda d: d.execute_script("return !!window.harnessReady"))
+        yield browser
 
 
 def shown(driver: webdriver.Chrome) -> dict[str, Any]:

@@ -19,7 +19,6 @@ from sqlalchemy import delete
 from support.webhill import (
     Server,
     build_hill,
-    chromium,
     console_errors,
     css,
     get,
@@ -282,13 +281,6 @@ def screen_font(driver: webdriver.Chrome, element: object) -> float:
         " * arguments[0].getScreenCTM().a",
         element,
     )
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 @pytest.mark.parametrize("size", [(1366, 900), (390, 844)], ids=["desktop", "phone"])

@@ -18,7 +18,6 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from support.webhill import (
     Server,
-    chromium,
     console_errors,
     css,
     load,
@@ -35,13 +34,6 @@ SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
 @pytest.fixture(scope="module")
 def served() -> Server:
     return shared_server()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 def quote(name: str) -> str:

@@ -22,7 +22,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
-from support.webhill import Server, chromium, console_errors, css, get, load, reference_programs
+from support.webhill import Server, console_errors, css, get, load, reference_programs
 
 from hill.config import HillSettings
 from hill.web.charts.bump import bump_chart
@@ -61,13 +61,6 @@ def site() -> Iterator[Server]:
     yield server
     server.stop()
     hill.close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(params=list(WIDTHS))

@@ -16,10 +16,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 from support.reference import warrior_path
-from support.webhill import WebProcess, chromium, get, git
+from support.webhill import WebProcess, get, git
 
 from hill.config import HillSettings, WebSettings
 from hill.engine import code_hash
@@ -329,29 +330,28 @@ def test_every_route_sends_the_security_headers(served: Served) -> None:
     assert {200, 404} <= statuses
 
 
-def test_the_commit_page_in_chromium_shows_both_versions_marked(served: Served, tmp_path) -> None:
-    driver = chromium(tmp_path / "profile")
-    try:
-        driver.get(f"{served.url}/history")
-        sha = served.commit_of("Updating alice.rush")
-        driver.find_element(By.CSS_SELECTOR, f'a[href="/commit/{sha}"]').click()
-        WebDriverWait(driver, 10).until(lambda d: "/commit/" in d.current_url)
-        text = driver.find_element(By.TAG_NAME, "body").text
-        assert RUSH.decode() in text and RUSH_2.decode() in text
-        assert "Updating alice.rush" in text and "Standings before and after" in text
-        marked = driver.execute_script(
-            "return [CSS.highlights.get('diff-old').size, CSS.highlights.get('diff-new').size]"
-        )
-        assert marked == [2, 2]  # the 9 and the -, the 8 and the +
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert errors == []
-        # the program page: its versions, the latest diff open, the code one click away
-        driver.get(f"{served.url}/program/{quote('alice.rush')}")
-        versions = driver.find_elements(By.CSS_SELECTOR, "article.version")
-        assert len(versions) == 2
-        assert RUSH.decode() in versions[0].text and RUSH_2.decode() in versions[0].text
-        versions[1].find_element(By.LINK_TEXT, "its code").click()
-        WebDriverWait(driver, 10).until(lambda d: "/code/" in d.current_url)
-        assert driver.find_element(By.TAG_NAME, "body").text == RUSH.decode()
-    finally:
-        driver.quit()
+def test_the_commit_page_in_chromium_shows_both_versions_marked(
+    served: Served, browser: webdriver.Chrome
+) -> None:
+    driver = browser
+    driver.get(f"{served.url}/history")
+    sha = served.commit_of("Updating alice.rush")
+    driver.find_element(By.CSS_SELECTOR, f'a[href="/commit/{sha}"]').click()
+    WebDriverWait(driver, 10).until(lambda d: "/commit/" in d.current_url)
+    text = driver.find_element(By.TAG_NAME, "body").text
+    assert RUSH.decode() in text and RUSH_2.decode() in text
+    assert "Updating alice.rush" in text and "Standings before and after" in text
+    marked = driver.execute_script(
+        "return [CSS.highlights.get('diff-old').size, CSS.highlights.get('diff-new').size]"
+    )
+    assert marked == [2, 2]  # the 9 and the -, the 8 and the +
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []
+    # the program page: its versions, the latest diff open, the code one click away
+    driver.get(f"{served.url}/program/{quote('alice.rush')}")
+    versions = driver.find_elements(By.CSS_SELECTOR, "article.version")
+    assert len(versions) == 2
+    assert RUSH.decode() in versions[0].text and RUSH_2.decode() in versions[0].text
+    versions[1].find_element(By.LINK_TEXT, "its code").click()
+    WebDriverWait(driver, 10).until(lambda d: "/code/" in d.current_url)
+    assert driver.find_element(By.TAG_NAME, "body").text == RUSH.decode()

@@ -25,7 +25,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
-from support.webhill import Reply, Server, build_hill, chromium, get, load, reference_programs
+from support.webhill import Reply, Server, build_hill, get, load, reference_programs
 
 from hill import engine
 from hill.config import HillSettings
@@ -45,13 +45,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = Server(build_hill(data, reference_programs()[:SIZE], size=SIZE))
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 def b64(code: str) -> str:

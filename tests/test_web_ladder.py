@@ -15,7 +15,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from support.ladderhill import archive_hill, reference
-from support.webhill import Server, chromium, console_errors, css, get, load, shared_server
+from support.webhill import Server, console_errors, css, get, load, shared_server
 
 from hill.rules.statistics import hill_statistics
 from hill.store import archive
@@ -30,13 +30,6 @@ LONG_NAME = "x" * 48
 
 def quote(name: str) -> str:
     return urllib.parse.quote(name, safe="")
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,6 @@ from selenium.webdriver.support.ui import WebDriverWait
 from support.webhill import (
     Server,
     build_hill,
-    chromium,
     console_errors,
     fetch_battle,
     get,
@@ -353,13 +352,6 @@ def test_a_battle_by_code_outlives_the_programs_stay_on_the_hill(tmp_path: Path)
 
 
 # in Chromium
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 def screenshot(driver: webdriver.Chrome, name: str) -> None:

@@ -25,7 +25,7 @@ from support.botharness import CHANNEL, run, wait_until
 from support.botprocess import BotProcess
 from support.ircclient import IrcTestClient
 from support.webbot import player, site, upload_link, web_up
-from support.webhill import chromium, console_errors, css, load
+from support.webhill import console_errors, css, load
 
 from bot.ircd import Ngircd, free_port
 
@@ -58,13 +58,6 @@ def hillbot(tmp_path_factory: pytest.TempPathFactory, ngircd: Ngircd) -> Iterato
     finally:
         bot.stop()
         print(bot.log.read_text())
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 def notice(client: IrcTestClient, link: str) -> str:

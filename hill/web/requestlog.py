@@ -26,7 +26,7 @@ from aiohttp.web_protocol import RequestPayloadError
 REASON_CHARS = 120
 # what a page pulls in, and what a watchdog polls: logged at DEBUG
 QUIET_PATHS = ("/static/", "/thumbnail", "/healthz", "/metrics")
-BAD_REQUEST = "bad_request"  # the request's key for why it was refused
+BAD_REQUEST = web.RequestKey("bad_request", str)  # the request's key: why it was refused
 
 
 def note_bad_request(request: web.BaseRequest, reason: str) -> None:

@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -295,14 +294,6 @@ def shared_server() -> Server:
         atexit.register(shutil.rmtree, data_dir, ignore_errors=True)
         atexit.register(server.stop)
     return _shared["server"]
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[webdriver.Chrome]:
-    """A Chromium for a test module (import this fixture by name)."""
-    driver = chromium(tmp_path_factory.mktemp("chromium"))
-    yield driver
-    driver.quit()
 
 
 def chromium(profile: Path) -> webdriver.Chrome:
