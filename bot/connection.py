@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import ssl
 import time
 from collections import deque
@@ -36,7 +37,7 @@ BACKOFF_MAX = 60.0  # ...up to this
 IDLE_PING = 60.0  # silence after which the bot pings the server
 IDLE_DEAD = 150.0  # silence after which the connection is taken as dead
 REGISTER_TIMEOUT = 60.0
-WATCH_EVERY = 15.0  # seconds between looks at the connection
+NICK_RETRY = 15.0  # seconds between asks whether the bot's own nick is free again
 
 
 class _LenientBuffer(DecodingLineBuffer):
@@ -104,6 +105,7 @@ class ServerLink:
         self.whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
         self.casemapping = DEFAULT_CASEMAPPING  # until ISUPPORT says otherwise
         self.disconnected = asyncio.Event()
+        self.news = asyncio.Event()  # wakes the watch: disconnected, welcome, a nick change
 
     def add_handlers(self, handlers: dict[str, Handler]) -> None:
         """Handle server events; handlers of one event run in the order added."""
@@ -224,23 +226,43 @@ class ServerLink:
         return transport, proto
 
     async def _watch(self) -> None:
-        """Until the connection ends: ping a silent server, drop a dead one,
-        and take the configured nick back when it frees up."""
+        """Until the connection ends, each check at the moment it falls due
+        (a timer, never a look on an interval): a server silent for
+        IDLE_PING is pinged, once for that silence; one silent for IDLE_DEAD,
+        or that has not said welcome within REGISTER_TIMEOUT, is dropped;
+        while the bot goes by another nick, it asks every NICK_RETRY seconds
+        whether its own is free again (a NICK costs the bot 4 lines' worth:
+        only when it is).  A welcome or a change of nick wakes it to
+        reckon again."""
+        pinged = -1.0  # the silence (its last_seen) already pinged
+        nick_asked = time.monotonic()
         while not self.disconnected.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.disconnected.wait(), WATCH_EVERY)
-                return
-            idle = time.monotonic() - self.last_seen
             registered = self.registration.registered
-            if idle > IDLE_DEAD or (
-                not registered and time.monotonic() - self.connected_at > REGISTER_TIMEOUT
+            other_nick = registered and self.fold(self.nick) != self.fold(self.settings.nick)
+            due = min(
+                self.last_seen + IDLE_DEAD,
+                self.last_seen + IDLE_PING if pinged != self.last_seen else math.inf,
+                math.inf if registered else self.connected_at + REGISTER_TIMEOUT,
+                nick_asked + NICK_RETRY if other_nick else math.inf,
+            )
+            self.news.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.news.wait(), max(0.0, due - time.monotonic()))
+                continue  # disconnected, or something to reckon with
+            now = time.monotonic()
+            if now - self.last_seen >= IDLE_DEAD or (
+                not registered and now - self.connected_at >= REGISTER_TIMEOUT
             ):
-                log.warning("server silent, dropping the connection", idle=round(idle))
+                log.warning(
+                    "server silent, dropping the connection", idle=round(now - self.last_seen)
+                )
                 self.connection.disconnect("ping timeout")
-            elif idle > IDLE_PING:
+                return
+            if pinged != self.last_seen and now - self.last_seen >= IDLE_PING:
+                pinged = self.last_seen
                 self.send(f"PING :{self.connection.get_server_name() or 'hill'}")
-            elif registered and self.nick != self.settings.nick:
-                # is it free? (a NICK costs the bot 4 lines' worth: only when it is)
+            if other_nick and now - nick_asked >= NICK_RETRY:
+                nick_asked = now
                 self.send(f"ISON {self.settings.nick}")
 
     # --- events ----------------------------------------------------------------
@@ -264,6 +286,7 @@ class ServerLink:
 
     def _on_welcome(self, connection: ServerConnection, event: Event) -> None:
         self.meter.reset(registered=True)  # the server's count too; a NICK costs from now on
+        self.news.set()
 
     def _on_isupport(self, connection: ServerConnection, event: Event) -> None:
         # `irc`'s FeatureSet drops tokens without a value, such as WHOX
@@ -287,6 +310,7 @@ class ServerLink:
     def _on_nick(self, connection: ServerConnection, event: Event) -> None:
         if self.is_me(event.target):
             self.source = None  # our prefix changed: budget for the longest until seen
+        self.news.set()  # ours, maybe (or the one we wait for): the watch reckons again
 
     def _on_disconnect(self, connection: ServerConnection, event: Event) -> None:
         # after our own QUIT a disconnection is the expected end, not a problem
@@ -294,6 +318,7 @@ class ServerLink:
             "disconnected", reason=" ".join(a for a in event.arguments if a)
         )
         self.disconnected.set()
+        self.news.set()
 
     def _on_error(self, connection: ServerConnection, event: Event) -> None:
         # ERROR is how a server closes a link: after our QUIT, that is expected
