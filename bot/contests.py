@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Collection
 import structlog
 
 from bot.tournament import TournamentHost
-from bot.worker import BackgroundWorker
+from bot.worker import BackgroundWorker, RetryTimer
 from hill.config import Settings
 from hill.errors import Stopped
 from hill.rules import contests as rules
@@ -83,8 +83,10 @@ class ContestClock(BackgroundWorker):
         self._noting: set[asyncio.Task[None]] = set()
         self._journeys: dict[str, asyncio.Task[None]] = {}  # contests being played
         self._journey_thread = Threads(1, "contest-journey")
+        self._retry = RetryTimer(self.wake.set)  # a journey that stopped, tried again then
 
     async def close(self) -> None:
+        self._retry.cancel()
         for task in self._journeys.values():
             task.cancel()
         await super().close()
@@ -154,7 +156,7 @@ class ContestClock(BackgroundWorker):
             return
         except Exception as error:  # the cluster down, the disk full...: tried again
             log.warning("a contest's journey stopped", contest=view.name, error=str(error))
-            asyncio.get_running_loop().call_later(self.retry_seconds, self.wake.set)
+            self._retry.after(self.retry_seconds)
         self.wake.set()
 
     def _say(self, view: ContestView, marks: Collection[News], text: str) -> None:

@@ -30,6 +30,7 @@ from irc.client import Event, ServerConnection
 from bot.client import Incoming, IrcClient
 from bot.identity import Sender
 from bot.registration import Handler
+from bot.worker import RetryTimer
 from hill.rules.changes import left_notice
 from hill.store.notices import NoticeBook, PendingNotice
 from hill.threads import Threads
@@ -61,7 +62,7 @@ class NoticeDesk:
         self._work: set[asyncio.Task[None]] = set()
         self._looking: asyncio.Task[None] | None = None
         self._again = False  # someone came while a look was under way: look once more
-        self._retry: asyncio.TimerHandle | None = None  # a failed look, tried again then
+        self._retry = RetryTimer(self.look)  # a failed look, tried again then
         # after the roster's handlers (added before): it knows them when we look
         seen: dict[str, Handler] = {event: self._someone_seen for event in SEEN_EVENTS}
         client.link.add_handlers(seen)
@@ -70,8 +71,7 @@ class NoticeDesk:
         self.look()
 
     async def close(self) -> None:
-        if self._retry is not None:
-            self._retry.cancel()
+        self._retry.cancel()
         for task in list(self._work):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -88,13 +88,7 @@ class NoticeDesk:
             await self.deliver(message)
         except Exception:  # e.g. the disk is full: tried again in a while
             log.exception("sending the notices failed; trying again later")
-            if self._retry is None:
-                loop = asyncio.get_running_loop()
-                self._retry = loop.call_later(RETRY_SECONDS, self._again_later)
-
-    def _again_later(self) -> None:
-        self._retry = None
-        self.look()
+            self._retry.after(RETRY_SECONDS)
 
     def _someone_seen(self, connection: ServerConnection, event: Event) -> None:
         """Someone is in a channel of the bot's now: an owner to tell, perhaps."""

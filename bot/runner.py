@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 import structlog
 
+from bot.worker import RetryTimer
 from hill.config import Settings
 from hill.errors import HillError, Kept, QueueFull, Stopped, StorageError
 from hill.faults import crash_point
@@ -116,7 +117,7 @@ class Runner:
         self._unmarked: list[int] = []  # sent, but marking them delivered failed
         self._told: set[int] = set()  # requests whose players know they wait for the storage
         self._rescan = False  # look for stored answers not handed over
-        self._retry: asyncio.TimerHandle | None = None  # held back by the storage: tried then
+        self._retry = RetryTimer(self.wakeup.set)  # held back by the storage: tried then
 
     @property
     def running(self) -> bool:
@@ -160,8 +161,7 @@ class Runner:
         self._task = asyncio.create_task(self._run(asked_before), name="hill-requests")
 
     async def close(self) -> None:
-        if self._retry is not None:
-            self._retry.cancel()
+        self._retry.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -265,7 +265,7 @@ class Runner:
         if self.hill.history.behind:
             await self._play_thread.run(self.hill.history.catch_up)
             if self.hill.history.behind:
-                self._retry_later(HISTORY_SECONDS)
+                self._retry.after(HISTORY_SECONDS)
 
     def _tell_waiting(self, request: Request, trouble: str) -> None:
         """Tell a player, once, that their request waits for the storage."""
@@ -275,16 +275,6 @@ class Runner:
         what = request.command.describe(request.full_name, upload=request.origin == "web")
         text = f"{trouble}: {what} waits, and is played as soon as it can be"
         self.say(request, Answer(text, "", False), lambda: None)
-
-    def _retry_later(self, seconds: float) -> None:
-        """Wake the runner after `seconds` (what the storage held back is
-        tried again then), unless a retry is set already."""
-        if self._retry is None:
-            self._retry = asyncio.get_running_loop().call_later(seconds, self._retry_now)
-
-    def _retry_now(self) -> None:
-        self._retry = None
-        self.wakeup.set()
 
     def deliver_finished(self) -> None:
         """Deliver the answers of requests finished by someone else (a
@@ -314,6 +304,6 @@ class Runner:
         except StorageError as error:
             self.trouble.struck(error.trouble)
             self._unmarked.append(request_id)  # marked later; never said twice
-            self._retry_later(RETRY_SECONDS)
+            self._retry.after(RETRY_SECONDS)
         else:
             self._handed.discard(request_id)

@@ -30,6 +30,31 @@ log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
 
+class RetryTimer:
+    """`action()` again after a while, once: while a retry is set, another
+    failure sets no second one; `cancel()` when the owner stops.  (The
+    runner's storage retries, the notices' failed look, a contest's journey
+    that stopped.)"""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self.action = action
+        self._handle: asyncio.TimerHandle | None = None
+
+    def after(self, seconds: float) -> None:
+        """Try again in `seconds`, unless a retry is set already."""
+        if self._handle is None:
+            self._handle = asyncio.get_running_loop().call_later(seconds, self._fire)
+
+    def _fire(self) -> None:
+        self._handle = None
+        self.action()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
 class BackgroundWorker:
     """Takes `step()` after step from `start()` to `close()`; blocking work
     goes to `in_thread`, the work that changes the hill to `in_turn`.  A
