@@ -21,6 +21,7 @@ from support.hillcli import bfjoust, commits, history, report
 from hill.config import HillSettings
 from hill.engine.varied import varied_pool
 from hill.rules.reports import json_report
+from hill.store import snapshot
 from hill.store.queries import HillQueries
 
 
@@ -59,22 +60,35 @@ class Players:
             i += 1
 
 
-def moment_of(data: Path, event: int) -> tuple[dict[str, object], list[str], list[str]]:
+def moment_of(
+    data: Path, event: int, all_lines: list[str], all_commits: list[str]
+) -> tuple[dict[str, object], list[str], list[str]]:
     """The original hill at event `event`: its standings as `report --format
-    json` gives them, its history, its commits up to that event's."""
+    json` gives them, its history and its commits up to that event's (of
+    `all_lines` and `all_commits`, its whole history and commits, read once:
+    the hill no longer moves)."""
     queries = HillQueries.open(data, HillSettings().ranking)
     try:
         commit = queries.event(event).commit
         standings = json_report(queries.standings_at(event), commit)
     finally:
         queries.close()
-    lines = [line for line in history(data) if int(line.split()[0][1:]) <= event]
-    all_commits = commits(data)
+    lines = [line for line in all_lines if int(line.split()[0][1:]) <= event]
     assert commit in all_commits
     return standings, lines, all_commits[: all_commits.index(commit) + 1]
 
 
-@pytest.mark.slow  # a round robin, and some 20 bfjoust processes
+def wait_for_a_change_after(data: Path, event: int) -> None:
+    """Until the hill at `data` holds a change after `event` (a player's), or
+    two minutes have gone by (then the test's count of events says so)."""
+    deadline = time.monotonic() + 120
+    while snapshot.moment(data / "hill.sqlite3").event <= event:
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
+
+
+@pytest.mark.slow  # a round robin, and some 30 bfjoust processes
 @pytest.mark.timeout(900)
 def test_backups_of_a_busy_hill_restore_the_hill_of_their_moment(tmp_path: Path) -> None:
     data = tmp_path / "hill"
@@ -88,11 +102,12 @@ def test_backups_of_a_busy_hill_restore_the_hill_of_their_moment(tmp_path: Path)
     )  # fmt: skip
     players.thread.start()
     backups, killed, figures, beside_tournament = [], [], [], 0
+    last = 0  # the event of the last whole backup
     try:
         deadline = time.monotonic() + 120
         while not bighill.committed_matches(data) and time.monotonic() < deadline:
             time.sleep(0.1)
-        for i in range(6):
+        for i in range(5):  # three whole backups, each at a later event, two killed between
             destination = tmp_path / f"backup{i}"
             if i in (1, 3):  # killed: after the database copy, after the bundle
                 point = "backup-database-copied" if i == 1 else "backup-bundled"
@@ -103,12 +118,14 @@ def test_backups_of_a_busy_hill_restore_the_hill_of_their_moment(tmp_path: Path)
                 (partial,) = tmp_path.glob(f".backup{i}.partial-*")  # under its own name
                 killed.append((destination, partial))
                 continue
+            if backups:  # the hill has moved since the last one
+                wait_for_a_change_after(data, last)
             running = tournament.poll() is None
             done = bfjoust("hill", "--data", data, "backup", destination)
             beside_tournament += running and tournament.poll() is None
             figures.append(done.stdout.strip())
             backups.append(destination)
-            time.sleep(1.0)
+            last = json.loads((destination / "backup.json").read_text())["event"]
         # a backup killed from outside at some moment of its work
         outside = tmp_path / "backup-outside"
         process = subprocess.Popen(
@@ -141,16 +158,18 @@ def test_backups_of_a_busy_hill_restore_the_hill_of_their_moment(tmp_path: Path)
     backups.append(destination)
 
     events = set()
+    all_lines, all_commits = history(data), commits(data)
     for backup in backups:
         manifest = json.loads((backup / "backup.json").read_text())
         event = manifest["event"]
         events.add(event)
         restored = tmp_path / f"restored-{backup.name}"
         bfjoust("hill", "--data", restored, "restore", backup)
-        standings, lines, branch = moment_of(data, event)
+        standings, lines, branch = moment_of(data, event, all_lines, all_commits)
         assert report(restored) == standings
         assert history(restored) == lines
         assert commits(restored) == branch
-        refused = bfjoust("hill", "--data", restored, "restore", backup, check=False)
-        assert refused.returncode == 1 and "is not empty" in refused.stderr
+    # a restore refuses a folder that holds anything (the last one restored)
+    refused = bfjoust("hill", "--data", restored, "restore", backup, check=False)
+    assert refused.returncode == 1 and "is not empty" in refused.stderr
     assert len(events) >= 3  # the hill moved between the backups
