@@ -226,14 +226,10 @@ class ServerLink:
         return transport, proto
 
     async def _watch(self) -> None:
-        """Until the connection ends, each check at the moment it falls due
-        (a timer, never a look on an interval): a server silent for
-        IDLE_PING is pinged, once for that silence; one silent for IDLE_DEAD,
-        or that has not said welcome within REGISTER_TIMEOUT, is dropped;
-        while the bot goes by another nick, it asks every NICK_RETRY seconds
-        whether its own is free again (a NICK costs the bot 4 lines' worth:
-        only when it is).  A welcome or a change of nick wakes it to
-        reckon again."""
+        """Until the connection ends, each check when it falls due (a timer,
+        woken early by `news`): a ping once per silence of IDLE_PING; the
+        drop after IDLE_DEAD, or no welcome in REGISTER_TIMEOUT; while on
+        another nick, whether ours is free, every NICK_RETRY seconds."""
         pinged = -1.0  # the silence (its last_seen) already pinged
         nick_asked = time.monotonic()
         while not self.disconnected.is_set():

@@ -63,6 +63,7 @@ class NoticeDesk:
         self._looking: asyncio.Task[None] | None = None
         self._again = False  # someone came while a look was under way: look once more
         self._retry = RetryTimer(self.look)  # a failed look, tried again then
+        self._closed = False
         # after the roster's handlers (added before): it knows them when we look
         seen: dict[str, Handler] = {event: self._someone_seen for event in SEEN_EVENTS}
         client.link.add_handlers(seen)
@@ -71,6 +72,7 @@ class NoticeDesk:
         self.look()
 
     async def close(self) -> None:
+        self._closed = True  # no look begins after this (its threads are going)
         self._retry.cancel()
         for task in list(self._work):
             task.cancel()
@@ -92,7 +94,7 @@ class NoticeDesk:
 
     def _someone_seen(self, connection: ServerConnection, event: Event) -> None:
         """Someone is in a channel of the bot's now: an owner to tell, perhaps."""
-        if not self._owners:
+        if not self._owners or self._closed:
             return
         if self._looking is not None and not self._looking.done():
             self._again = True  # a burst of joins: one more look when this one ends
@@ -154,6 +156,9 @@ class NoticeDesk:
         self._spawn(mark())
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        if self._closed:  # the bot stops: a look asked now would find no thread
+            work.close()
+            return
         task = asyncio.create_task(work)
         self._work.add(task)
         task.add_done_callback(self._work.discard)

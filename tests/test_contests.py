@@ -20,12 +20,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from support import forks as forking
 from support.botprocess import hill_busy
 from support.daskcluster import DaskCluster
+from support.forks import Commands, Forks
 from support.ladderhill import reference
 from support.webhill import git
 
@@ -255,24 +257,59 @@ def test_fewer_than_two_entries_make_a_void_contest_that_says_why(hill: Hill) ->
 
 
 # --- the command line ----------------------------------------------------
+# Each command is a process of its own: forked from a Python that imported the
+# hill already (support.forks), or, for the contract's first command,
+# its recomputation and the Ctrl-C's close, `python -m hill` from its start-up.
 
 
-def bfjoust(data: Path, *args: str | Path, crash_at: str = "") -> subprocess.CompletedProcess[str]:
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def environment(crash_at: str = "") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "BFJOUST_CRASH_AT"}
     if crash_at:
         env["BFJOUST_CRASH_AT"] = crash_at
+    return env
+
+
+def python_m_hill(data: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`bfjoust ARGS --data DATA` as a process of its own, Python's start-up included."""
     return subprocess.run(
         [sys.executable, "-m", "hill", *map(str, args), "--data", str(data)],
-        capture_output=True, text=True, timeout=300, env=env,
+        capture_output=True, text=True, timeout=300, env=environment(),
     )  # fmt: skip
 
 
-def test_the_command_line_contract_and_its_refusals(tmp_path: Path) -> None:
+forks = forking.forks  # the fixture
+
+
+@pytest.fixture(scope="module")
+def server(forks: Forks) -> Commands:
+    return Commands(forks)
+
+
+@pytest.fixture
+def bfjoust(server: Commands) -> Run:
+    """`bfjoust ARGS --data DATA` as a process of its own, forked from a
+    Python that imported the hill already (support.forks): the
+    command and its exit as `python -m hill`'s, without a second of imports."""
+
+    def run(data: Path, *args: str | Path, crash_at: str = "") -> subprocess.CompletedProcess[str]:
+        return server(*args, "--data", data, env=environment(crash_at))
+
+    return run
+
+
+def test_the_command_line_contract_and_its_refusals(
+    tmp_path: Path, bfjoust: Run, server: Commands
+) -> None:
     data = tmp_path / "hill"
     for name, code in (("a", A), ("b", B), ("c", C), ("bad", b"+[")):
         (tmp_path / f"{name}.bfjoust").write_bytes(code)
-    made = bfjoust(data, "contest", "create", "fall", "--closes", "+1h", "--format", "swiss",
-                   "--title", "Fall", "--control", tmp_path / "c.bfjoust")  # fmt: skip
+    # the first, as a process of its own, Python's start-up and imports included
+    made = python_m_hill(data, "contest", "create", "fall", "--closes", "+1h", "--format",
+                         "swiss", "--title", "Fall", "--control",
+                         tmp_path / "c.bfjoust")  # fmt: skip
     assert made.returncode == 0, made.stderr
     refusals = [
         (("contest", "create", "fall", "--closes", "+1h"), "there is a contest fall already"),
@@ -335,16 +372,14 @@ def test_the_command_line_contract_and_its_refusals(tmp_path: Path) -> None:
     assert json.loads(again.stdout) == played["tournament"]
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "al.bfjoust").write_bytes(B)
-    twice = subprocess.run(
-        [sys.executable, "-m", "hill", "tournament", "run", "--names", "stem", "--format",
-         "round-robin", "contests/fall/al.bfjoust", tmp_path / "other" / "al.bfjoust"],
-        capture_output=True, text=True, timeout=60, cwd=clone,
-    )  # fmt: skip
+    twice = server("tournament", "run", "--names", "stem", "--format", "round-robin",
+                   "contests/fall/al.bfjoust", tmp_path / "other" / "al.bfjoust",
+                   cwd=clone, timeout=60)  # fmt: skip
     assert twice.returncode == 1
     assert f"{tmp_path}/other/al.bfjoust: named al, as contests/fall/al.bfjoust is" in twice.stderr
 
 
-def test_killed_between_each_publication_and_its_commit(tmp_path: Path) -> None:
+def test_killed_between_each_publication_and_its_commit(tmp_path: Path, bfjoust: Run) -> None:
     """The close's transaction, then a SIGKILL before its commit; the same
     command again: the commit is made once (by the recorder's catch-up), the
     tournament plays, then a SIGKILL before the results' commit; again: the
@@ -377,15 +412,17 @@ def test_killed_between_each_publication_and_its_commit(tmp_path: Path) -> None:
     assert git("log", "--format=%H", cwd=repository) == before
 
 
-def test_a_ctrl_c_mid_tournament_loses_nothing(tmp_path: Path) -> None:
-    """`bfjoust contest close` playing a tournament of 60 entrants (two
-    players, 58 controls) gets SIGINT, to its whole process group as a
+def test_a_ctrl_c_mid_tournament_loses_nothing(
+    tmp_path: Path, bfjoust: Run, server: Commands
+) -> None:
+    """`bfjoust contest close` playing a tournament of 40 entrants (two
+    players, 38 controls) gets SIGINT, to its whole process group as a
     terminal's Ctrl-C: it says it stopped, the contest stays closed with its
     tournament part played, and the same command plays it on to exactly
     the result a clone recomputes."""
     data = tmp_path / "hill"
     controls = []
-    for name, code in reference(58):
+    for name, code in reference(38):
         (tmp_path / f"{name}.bfjoust").write_bytes(code)
         controls += ["--control", tmp_path / f"{name}.bfjoust"]
     for name, code in (("a", A), ("b", B)):
@@ -410,7 +447,7 @@ def test_a_ctrl_c_mid_tournament_loses_nothing(tmp_path: Path) -> None:
     finally:
         closing.kill()
     played = matches(data)
-    assert 1 <= before <= played < 1770, "the tournament ended before the Ctrl-C"
+    assert 1 <= before <= played < 780, "the tournament ended before the Ctrl-C"
     assert closing.returncode == 130 and err.rstrip().endswith("stopped (Ctrl-C)"), err
     assert "Traceback" not in err and out == ""
     shown = json.loads(bfjoust(data, "contest", "show", "frost", "--json").stdout)
@@ -418,12 +455,11 @@ def test_a_ctrl_c_mid_tournament_loses_nothing(tmp_path: Path) -> None:
     done = bfjoust(data, "contest", "close", "frost", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)["tournament"]
-    assert matches(data) == 1770
+    assert matches(data) == 780
     clone = tmp_path / "clone"
     git("clone", "--quiet", data / "hill-repo", clone)
     recompute = shlex.split(rules.recompute_command(result))[1:]
-    again = subprocess.run([sys.executable, "-m", "hill", *recompute], capture_output=True,
-                           text=True, cwd=clone / "contests" / "frost", timeout=300)  # fmt: skip
+    again = server(*recompute, cwd=clone / "contests" / "frost")
     assert again.stdout == (clone / "contests/frost/results.json").read_text()
     assert json.loads(again.stdout) == result
 
@@ -476,7 +512,9 @@ def test_a_lost_history_is_rebuilt_with_the_contests_commits_as_they_were(
 
 
 @pytest.mark.cluster
-def test_a_contest_played_on_a_dask_cluster_gives_the_local_result(tmp_path: Path) -> None:
+def test_a_contest_played_on_a_dask_cluster_gives_the_local_result(
+    tmp_path: Path, bfjoust: Run, server: Commands
+) -> None:
     cluster = DaskCluster(tmp_path).start(workers=1)
     try:
         data = tmp_path / "hill"
@@ -492,9 +530,6 @@ def test_a_contest_played_on_a_dask_cluster_gives_the_local_result(tmp_path: Pat
         result = json.loads(played.stdout)["tournament"]
     finally:
         cluster.stop()
-    local = subprocess.run(
-        [sys.executable, "-m", "hill", "tournament", "run", "--names", "stem", "--format",
-         "round-robin", "--json", *(f"{n}.bfjoust" for n in "abc")],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
-    )  # fmt: skip
+    local = server("tournament", "run", "--names", "stem", "--format", "round-robin", "--json",
+                   *(f"{n}.bfjoust" for n in "abc"), cwd=tmp_path, timeout=120)  # fmt: skip
     assert json.loads(local.stdout) == result

@@ -1,12 +1,15 @@
 """Crash safety: kill -9 a real `bfjoust hill submit` at any point; the next
 start shows the old hill or the new one, never a mix, and git agrees.  A kill
 while git holds one of its lock files leaves the readers working and the
-next writer repairs the repository by itself."""
+next writer repairs the repository by itself.  (Each `bfjoust` is a process
+of its own, forked from a server that has imported the command's modules:
+support.forks.)"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from support import forks as forking
+from support.forks import ForkedProcess, Forks
 from support.reference import warrior_path
 
 from bot.ircd import free_port, listening, stop_process
@@ -31,6 +36,8 @@ OPPONENTS = [
     "wiki/wiggle_clear.bfjoust",
 ]
 CHALLENGER = "esohill-20131008/quintopia_poke.bfjoust"
+SUBMIT = [sys.executable, "-m", "hill", "hill"]  # bfjoust hill
+forks = forking.forks  # the fixture
 
 
 def start_hill(data: Path) -> list[str]:
@@ -42,22 +49,33 @@ def start_hill(data: Path) -> list[str]:
     return names
 
 
-def submit(data: Path, crash_at: str | None = None) -> subprocess.Popen[bytes]:
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The opponents' hill, made once for the module (closed: a folder)."""
+    data = tmp_path_factory.mktemp("seeded") / "var"
+    return data, start_hill(data)
+
+
+def copy_of(seeded: tuple[Path, list[str]], tmp_path: Path) -> tuple[Path, list[str]]:
+    """A test's own copy of the opponents' hill: its data folder, its programs."""
+    data = tmp_path / "var"
+    shutil.copytree(seeded[0], data, symlinks=True)
+    return data, list(seeded[1])
+
+
+def submit(forks: Forks, data: Path, crash_at: str | None = None) -> ForkedProcess:
     """`bfjoust hill submit` of the challenger, in a session of its own (its
     git children die with it: os.killpg)."""
     env = dict(os.environ)
     if crash_at:
         env["BFJOUST_CRASH_AT"] = crash_at
-    return subprocess.Popen(
+    return forks.popen(
         [
-            sys.executable,
-            "-m",
-            "hill",
-            "hill",
+            *SUBMIT,
             "--data",
-            str(data),
+            data,
             "submit",
-            str(warrior_path(CHALLENGER)),
+            warrior_path(CHALLENGER),
             "--owner",
             "crasher",
             "--name",
@@ -100,20 +118,23 @@ def check_consistent(data: Path, old: list[str]) -> bool:
 @pytest.mark.parametrize(
     ("point", "lands"), [("jousted", False), ("stored", True), ("files-written", True)]
 )
-def test_kill_at_each_point_of_a_submission(tmp_path: Path, point: str, lands: bool) -> None:
-    data = tmp_path / "var"
-    old = start_hill(data)
-    process = submit(data, point)
+def test_kill_at_each_point_of_a_submission(
+    tmp_path: Path, seeded: tuple[Path, list[str]], forks: Forks, point: str, lands: bool
+) -> None:
+    data, old = copy_of(seeded, tmp_path)
+    process = submit(forks, data, point)
     assert process.wait(timeout=120) == -signal.SIGKILL
     assert check_consistent(data, old) is lands
 
 
-def test_kill_at_moments_spread_over_a_submission(tmp_path: Path) -> None:
-    data = tmp_path / "var"
-    old = start_hill(data)
-    # how long a whole submission takes here
+def test_kill_at_moments_spread_over_a_submission(
+    tmp_path: Path, seeded: tuple[Path, list[str]], forks: Forks
+) -> None:
+    data, old = copy_of(seeded, tmp_path)
+    # how long a whole submission takes here (its fork server started before)
+    forks.ready(SUBMIT)
     started = time.monotonic()
-    assert submit(data).wait(timeout=120) == 0
+    assert submit(forks, data).wait(timeout=120) == 0
     duration = time.monotonic() - started
     assert check_consistent(data, old)
     landed = []
@@ -123,7 +144,7 @@ def test_kill_at_moments_spread_over_a_submission(tmp_path: Path) -> None:
         if hill.queries.standings().find("crasher.poke"):
             hill.withdraw("crasher", "poke")
         hill.close()
-        process = submit(data)
+        process = submit(forks, data)
         time.sleep(fraction * duration)
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=60)
@@ -174,7 +195,7 @@ def narrow(git_dir: Path) -> None:
         (git_dir / "hooks" / name).unlink(missing_ok=True)
 
 
-def kill_when(process: subprocess.Popen[bytes], *paths: Path, timeout: float = 120) -> None:
+def kill_when(process: ForkedProcess, *paths: Path, timeout: float = 120) -> None:
     """SIGKILL the process and its children the moment all `paths` exist."""
     deadline = time.monotonic() + timeout
     while not all(path.exists() for path in paths):
@@ -185,10 +206,8 @@ def kill_when(process: subprocess.Popen[bytes], *paths: Path, timeout: float = 1
     process.wait(timeout=30)
 
 
-def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hill", *map(str, args)], capture_output=True, text=True, timeout=120
-    )
+def bfjoust(forks: Forks, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return forks.run([sys.executable, "-m", "hill", *map(str, args)], timeout=120)
 
 
 def get_json(url: str) -> dict[str, object]:
@@ -196,10 +215,10 @@ def get_json(url: str) -> dict[str, object]:
         return json.load(response)
 
 
-def serve(args: list[str], config: Path, ready: str) -> subprocess.Popen[str]:
+def serve(forks: Forks, args: list[str], config: Path, ready: str) -> ForkedProcess:
     """`bfjoust web` or `bfjoust bot`, once it says it serves the web report."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hill", *args, "--config", str(config)],
+    process = forks.popen(
+        [sys.executable, "-m", "hill", *args, "--config", config],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -217,14 +236,13 @@ def serve(args: list[str], config: Path, ready: str) -> subprocess.Popen[str]:
 
 @pytest.mark.parametrize("moment", list(HOOKS))
 def test_a_kill_while_git_holds_a_lock_is_repaired_by_the_next_writer(
-    tmp_path: Path, moment: str
+    tmp_path: Path, seeded: tuple[Path, list[str]], forks: Forks, moment: str
 ) -> None:
-    data = tmp_path / "var"
-    old = start_hill(data)
+    data, old = copy_of(seeded, tmp_path)
     git_dir = data / "hill-repo" / ".git"
     before = commits(data)
     widen(git_dir, moment)
-    process = submit(data)
+    process = submit(forks, data)
     left = git_dir / moment
     # (the writer's start takes git's locks too: wait for the commit's files)
     kill_when(process, data / "hill-repo" / "crasher.poke.bfjoust", left)
@@ -232,16 +250,16 @@ def test_a_kill_while_git_holds_a_lock_is_repaired_by_the_next_writer(
     if moment != "committed":
         assert left.exists()  # the killed git's lock is still there
     # readers never wait on git: the report and the history answer at once
-    report = bfjoust("hill", "--data", data, "report")
+    report = bfjoust(forks, "hill", "--data", data, "report")
     assert report.returncode == 0, report.stderr
     assert "crasher.poke" in report.stdout  # the database took the submission
-    history = bfjoust("hill", "--data", data, "history")
+    history = bfjoust(forks, "hill", "--data", data, "history")
     assert history.returncode == 0 and len(history.stdout.splitlines()) == len(old) + 1
     config = tmp_path / "config.toml"
     config.write_text(
         f'[hill]\ndata_dir = "{data}"\n[irc]\nport = {free_port()}\n[web]\nport = {free_port()}\n'
     )
-    web = serve(["web"], config, "on the web at")
+    web = serve(forks, ["web"], config, "on the web at")
     try:
         url = web_url(config)
         changes = get_json(f"{url}api/history")["changes"]
@@ -249,7 +267,7 @@ def test_a_kill_while_git_holds_a_lock_is_repaired_by_the_next_writer(
     finally:
         stop_process(web)  # type: ignore[arg-type]
     # the bot, a writer, starts: it clears the lock and completes the history
-    bot = serve(["bot"], config, "The web report is at")
+    bot = serve(forks, ["bot"], config, "The web report is at")
     try:
         changes = get_json(f"{web_url(config)}api/history")["changes"]
         assert isinstance(changes, list) and all(c["commit"] for c in changes)
@@ -259,7 +277,7 @@ def test_a_kill_while_git_holds_a_lock_is_repaired_by_the_next_writer(
     assert check_consistent(data, old)
     # repaired in place: the history before the kill is still there, one more commit
     assert commits(data)[:-1] == before and not list(data.glob("hill-repo.*"))
-    assert bfjoust("hill", "--data", data, "history").stdout.count("[") == len(old) + 1
+    assert bfjoust(forks, "hill", "--data", data, "history").stdout.count("[") == len(old) + 1
 
 
 def commits(data: Path) -> list[str]:

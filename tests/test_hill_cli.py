@@ -1,28 +1,48 @@
-"""`bfjoust hill ...` as a real process on a real data folder."""
+"""`bfjoust hill ...` as a real process on a real data folder: each command
+a process of its own, forked from a server that has imported the command's
+modules (support.forks), as `python -m hill` runs it."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from support import forks as forking
+from support.forks import Forks
 from support.reference import warrior_path
 
 from hill.rules.programs import NO_INSTRUCTION
 from hill.rules.statistics import STATS_FIELDS
 
-
-def hill(data: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hill", "hill", "--data", str(data), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+forks = forking.forks  # the fixture
+Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def test_a_hill_from_the_command_line(tmp_path: Path) -> None:
+@pytest.fixture
+def bfjoust(forks: Forks) -> Run:
+    """`python -m hill *args` (in the folder `cwd`), its output captured."""
+
+    def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return forks.run([sys.executable, "-m", "hill", *map(str, args)], timeout=300, cwd=cwd)
+
+    return run
+
+
+@pytest.fixture
+def hill(bfjoust: Run) -> Run:
+    """`bfjoust hill --data DATA *args`."""
+
+    def run(data: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+        return bfjoust("hill", "--data", data, *args)
+
+    return run
+
+
+def test_a_hill_from_the_command_line(tmp_path: Path, hill: Run) -> None:
     data = tmp_path / "var"
     seeded = hill(data, "init", "--seed")
     assert seeded.returncode == 0, seeded.stderr
@@ -65,7 +85,7 @@ def test_a_hill_from_the_command_line(tmp_path: Path) -> None:
     assert rescored.returncode == 0 and "after replaying every joust" in rescored.stdout
 
 
-def test_errors_are_one_clear_line(tmp_path: Path) -> None:
+def test_errors_are_one_clear_line(tmp_path: Path, hill: Run, bfjoust: Run) -> None:
     data = tmp_path / "var"
     bad = tmp_path / "bad.bf"
     bad.write_text("[[")
@@ -82,17 +102,12 @@ def test_errors_are_one_clear_line(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "there is no nobody.nothing" in missing.stderr
     config = tmp_path / "config.toml"
     config.write_text("[hill]\nsize = 'big'\n")
-    wrong = subprocess.run(
-        [sys.executable, "-m", "hill", "hill", "--config", str(config), "report"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    wrong = bfjoust("hill", "--config", config, "report")
     assert wrong.returncode == 1
     assert "[hill] size" in wrong.stderr and "Traceback" not in wrong.stderr
 
 
-def test_import_a_folder(tmp_path: Path) -> None:
+def test_import_a_folder(tmp_path: Path, hill: Run) -> None:
     folder = tmp_path / "warriors"
     folder.mkdir()
     for name in ("poke", "wiggle_clear", "triplock"):
@@ -112,13 +127,7 @@ def test_import_a_folder(tmp_path: Path) -> None:
     }  # fmt: skip
 
 
-def bfjoust(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hill", *map(str, args)], capture_output=True, text=True, timeout=120
-    )
-
-
-def test_options_go_before_or_after_the_subcommand(tmp_path: Path) -> None:
+def test_options_go_before_or_after_the_subcommand(tmp_path: Path, hill: Run, bfjoust: Run) -> None:
     """--data and --config are taken by `bfjoust`, by `bfjoust hill` and by
     each of its subcommands alike, and the last one given wins."""
     data, other = tmp_path / "var", tmp_path / "other"
@@ -159,13 +168,12 @@ def test_options_go_before_or_after_the_subcommand(tmp_path: Path) -> None:
     assert unused.returncode == 2 and "check takes no --data" in unused.stderr
 
 
-def test_a_data_folder_given_relative_to_the_working_folder(tmp_path: Path) -> None:
+def test_a_data_folder_given_relative_to_the_working_folder(tmp_path: Path, bfjoust: Run) -> None:
     """`--data var` (as config.example.toml's data_dir = "var"): run after
     run the same repository grows, never set aside as broken."""
 
     def relative(*args: str | Path) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "hill", "hill", "--data", "var", *map(str, args)]
-        return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        return bfjoust("hill", "--data", "var", *args, cwd=tmp_path)
 
     assert relative("init").returncode == 0
     for owner, warrior in (("alice", "wiki/poke.bfjoust"), ("bob", "wiki/wiggle_clear.bfjoust")):

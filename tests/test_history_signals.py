@@ -5,7 +5,9 @@ SIGTERM, or killed by SIGKILL (with its children), again and again.  After
 every stop and every restart git holds one commit per hill change, in order,
 and every commit the hill ever handed out (the database's commit links,
 which `!bfjoust-log`, the feed and the commit pages give, and what clones
-saw) is still in the history."""
+saw) is still in the history.  (Each start of the bot is a process of its
+own, forked from a server that has imported the bot's modules:
+support.forks.)"""
 
 from __future__ import annotations
 
@@ -21,34 +23,30 @@ import time
 from pathlib import Path
 
 import pytest
+from support import forks as forking
 from support import ircservers
 from support.botharness import CHANNEL, run, wait_until
-from support.botprocess import BotProcess, hill_busy, nick_free
+from support.botprocess import hill_busy, nick_free
+from support.forks import ForkedBot, Forks
 from support.ircclient import IrcTestClient
 from support.webhill import reference_programs
 
 from bot.ircd import Ngircd
 
 ngircd = ircservers.ngircd  # the fixture
+forks = forking.forks  # the fixture
 PLAYERS = 6
-ROUNDS_OF_EACH = 6  # stops of each kind; about 1.5 s a round
+ROUNDS_OF_EACH = 6  # stops of each kind; about 3 s a round
 SIGNALS = ("SIGINT", "SIGTERM", "SIGKILL")
 HILL_CHANGES = ("join", "challenge", "update", "withdraw", "remove", "rescore")
 
 
-class SessionBot(BotProcess):
+class SessionBot(ForkedBot):
     """The bot in a process group of its own, as a terminal runs it: a
     Ctrl-C there reaches it and every child it started."""
 
-    def start(self, crash_at: str | None = None) -> None:
-        assert crash_at is None
-        with self.log.open("a") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "hill", "bot", "--config", str(self.config)],
-                stdout=subprocess.DEVNULL,
-                stderr=log,
-                start_new_session=True,
-            )
+    def __init__(self, forks: Forks, folder: Path, port: int, nick: str, *, irc: str) -> None:
+        super().__init__(forks, folder, port, nick, irc=irc, session=True)
 
     def signal(self, name: str) -> None:
         assert self.process is not None
@@ -114,9 +112,10 @@ def check_in_line(data: Path, handed: set[str]) -> tuple[int, int]:
 
 
 def test_stops_while_six_submissions_are_in_flight_never_rewrite_history(
-    tmp_path: Path, ngircd: Ngircd
+    tmp_path: Path, ngircd: Ngircd, forks: Forks
 ) -> None:
     bot = SessionBot(
+        forks,
         tmp_path,
         ngircd.port,
         "keeper",
