@@ -394,7 +394,8 @@ class Commands:
 
 @pytest.fixture(scope="module")
 def forks() -> Iterator[Forks]:
-    """The fork servers of a test module (`forks = speed_processes.forks` there)."""
+    """The fork servers of a test module (there: `from support import forks
+    as forking`, then `forks = forking.forks`)."""
     with Forks() as servers:
         yield servers
 
