@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
-from support.webhill import browser, console_errors  # noqa: F401 (a fixture)
+from support.webhill import console_errors
 
 from hill import engine
 
@@ -86,7 +86,7 @@ def lab_url() -> Iterator[str]:
 
 
 def test_engine_js_on_a_page_and_in_a_module_worker(
-    browser: webdriver.Chrome,  # noqa: F811
+    browser: webdriver.Chrome,
     lab_url: str,
 ) -> None:
     browser.get(lab_url + "/index.html")

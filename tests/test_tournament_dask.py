@@ -80,18 +80,37 @@ def test_a_hill_tournament_plays_on_the_configured_cluster(
 ) -> None:
     """`[cluster] scheduler` sends a hill tournament's jousts to the cluster
     (they are stored as the hill's) and the result is the local one."""
+    from support import bighill
     from support.ladderhill import archive_hill
 
-    archive_hill(tmp_path / "local", count=14, size=4).close()
-    shutil.copytree(tmp_path / "local", tmp_path / "remote")
-    config = tmp_path / "cluster.toml"
-    config.write_text(f'[cluster]\nscheduler = "{cluster.address}"\n')
+    from bot.ircd import free_port
+
     command = [sys.executable, "-m", "hill", "tournament", "create", "archive", "--format",
                "swiss", "--seed", "9", "--json"]  # fmt: skip
-    local = subprocess.run([*command, "--data", str(tmp_path / "local")],
-                           capture_output=True, text=True, timeout=300)  # fmt: skip
-    remote = subprocess.run([*command, "--data", str(tmp_path / "remote"), "--config", str(config)],
-                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    # the setting is what sends them there: a scheduler nobody runs is an
+    # error (a hill of its own, whose archive holds two programs: its client
+    # tries to connect for 10 s, so it starts first and is heard last)
+    bighill.archive_hill(tmp_path / "nowhere", bighill.quick_programs(2))
+    unrun = tmp_path / "nowhere.toml"
+    unrun.write_text(f'[cluster]\nscheduler = "tcp://127.0.0.1:{free_port()}"\n')
+    nowhere = subprocess.Popen(
+        [*command, "--data", str(tmp_path / "nowhere"), "--config", str(unrun)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        archive_hill(tmp_path / "local", count=14, size=4).close()
+        shutil.copytree(tmp_path / "local", tmp_path / "remote")
+        config = tmp_path / "cluster.toml"
+        config.write_text(f'[cluster]\nscheduler = "{cluster.address}"\n')
+        local = subprocess.run([*command, "--data", str(tmp_path / "local")],
+                               capture_output=True, text=True, timeout=300)  # fmt: skip
+        remote = subprocess.run(
+            [*command, "--data", str(tmp_path / "remote"), "--config", str(config)],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        _, nowhere_err = nowhere.communicate(timeout=300)
+    finally:
+        nowhere.kill()
     assert remote.returncode == 0, remote.stderr
     results = [json.loads(run.stdout) for run in (local, remote)]
     for result in results:
@@ -101,19 +120,17 @@ def test_a_hill_tournament_plays_on_the_configured_cluster(
         stored = database.execute("SELECT count(*) FROM jousts").fetchone()[0]
     with closing(sqlite3.connect(tmp_path / "local" / "hill.sqlite3")) as database:
         assert database.execute("SELECT count(*) FROM jousts").fetchone()[0] == stored
-    # the setting is what sent them there: a scheduler nobody runs is an error
-    from bot.ircd import free_port
-
-    config.write_text(f'[cluster]\nscheduler = "tcp://127.0.0.1:{free_port()}"\n')
-    remote_data = ["--data", str(tmp_path / "remote"), "--config", str(config)]
-    nowhere = subprocess.run([*command, *remote_data], capture_output=True, text=True, timeout=300)
     assert nowhere.returncode == 1
-    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:" in nowhere.stderr
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:" in nowhere_err
 
 
-def test_an_unreachable_scheduler_is_a_clear_error(tmp_path: Path) -> None:
+def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     from bot.ircd import free_port
+    from hill.play import cluster
 
+    # the client tries again and again for CONNECT_TIMEOUT before it gives up
+    # (10 s: the command's, seen above); 1 s is the same failure
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
     address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     with pytest.raises(TournamentError, match=f"cannot reach the Dask scheduler at {address}"):
         DaskExecutor(address).__enter__()

@@ -8,12 +8,10 @@ import asyncio
 import json
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 from support import bighill
 from support.ladderhill import archive_hill, reference
+from support.tournament_watch import MatchCounts, wait_mid_round
 
 import hill.store.archive
 import hill.store.requests  # noqa: F401  (and the request book's)
@@ -41,6 +40,33 @@ from hill.writers.hill import Hill
 from hill.writers.tournaments import HillTournaments
 
 
+@pytest.fixture(scope="module")
+def archive_of_eight(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A hill of 8 that has seen 8 reference programs (support.ladderhill),
+    built once for the module: each test plays in a copy of it."""
+    folder = tmp_path_factory.mktemp("archive-of-eight")
+    archive_hill(folder, count=8, size=8).close()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def hill_of_two(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A hill of the default size holding two reference programs, built once
+    for the module: each test gets a copy of it."""
+    folder = tmp_path_factory.mktemp("hill-of-two")
+    hill = Hill(HillSettings(data_dir=folder), jobs=1)
+    for name, code in reference(2):
+        hill.challenge("ref", name, code)
+    hill.close()
+    return folder
+
+
+def copy_of_archive_of_eight(built: Path, tmp_path: Path) -> Hill:
+    """The hill `archive_hill(tmp_path, count=8, size=8)` makes, copied."""
+    shutil.copytree(built, tmp_path, dirs_exist_ok=True)
+    return Hill(HillSettings(data_dir=tmp_path, size=8), jobs=2)
+
+
 def stored_jousts(hill: Hill) -> int:
     with hill.db.session() as session:
         return session.scalar(select(func.count()).select_from(Joust))
@@ -58,9 +84,9 @@ def test_the_models_match_the_migrations(tmp_path: Path) -> None:
 
 
 def test_a_round_robin_of_the_hill_plays_no_joust_and_matches_a_standalone_run(
-    tmp_path: Path,
+    tmp_path: Path, archive_of_eight: Path
 ) -> None:
-    hill = archive_hill(tmp_path, count=8, size=8)
+    hill = copy_of_archive_of_eight(archive_of_eight, tmp_path)
     before = stored_jousts(hill)
     service = HillTournaments(hill)
     tournament_id = service.create("round-robin", "hill", started_by="alice")
@@ -126,11 +152,10 @@ def test_the_hill_at_an_event_is_the_hill_as_it_stood(tmp_path: Path) -> None:
     ],
 )
 def test_bad_pools_are_refused_clearly(
-    tmp_path: Path, spec: str, all_versions: bool, message: str
+    tmp_path: Path, hill_of_two: Path, spec: str, all_versions: bool, message: str
 ) -> None:
+    shutil.copytree(hill_of_two, tmp_path, dirs_exist_ok=True)
     hill = Hill(HillSettings(data_dir=tmp_path), jobs=1)
-    for name, code in reference(2):
-        hill.challenge("ref", name, code)
     with pytest.raises(TournamentError, match=message.replace("(", r"\(").replace(")", r"\)")):
         HillTournaments(hill).create("swiss", spec, all_versions=all_versions)
     assert tournaments(hill.db) == []  # nothing stored
@@ -161,43 +186,33 @@ def bfjoust(*args: str) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-def count_matches(database: Path, status: str) -> int:
-    with closing(sqlite3.connect(database, timeout=30)) as connection:
-        query = "SELECT count(*) FROM tournament_matches WHERE status = ?"
-        return connection.execute(query, (status,)).fetchone()[0]
-
-
 def test_a_killed_tournament_resumes_with_the_uninterrupted_result(tmp_path: Path) -> None:
     """Kill `create` twice mid-round (results committed, matches checked
     out); `resume` ends exactly as an uninterrupted run in a copy of the
-    same hill, and the jousts it stored are kept."""
-    archive_hill(tmp_path / "a", count=40, size=8).close()
+    same hill, and the jousts it stored are kept.  A Swiss tournament of
+    the 32 programs of the archive over 21 rounds (336 matches)."""
+    archive_hill(tmp_path / "a", count=32, size=8).close()
     shutil.copytree(tmp_path / "a", tmp_path / "b")
-    options = ["--format", "swiss", "--seed", "11", "--additional-rounds", "20", "--jobs", "1",
+    options = ["--format", "swiss", "--seed", "11", "--additional-rounds", "16", "--jobs", "1",
                "--json"]  # fmt: skip
     whole = bfjoust("create", "archive", *options, "--data", str(tmp_path / "b"))
     out, err = whole.communicate(timeout=600)
     assert whole.returncode == 0, err
     expected = json.loads(out)
-    database = tmp_path / "a" / "hill.sqlite3"
     process = bfjoust("create", "archive", *options, "--data", str(tmp_path / "a"))
-    for kill_at in (60, 200):
-        deadline = time.monotonic() + 300
-        while not (count_matches(database, "committed") >= kill_at
-                   and count_matches(database, "checked_out")):  # fmt: skip
-            assert process.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline
-            time.sleep(0.005)
-        process.kill()
-        assert process.wait() == -signal.SIGKILL
-        process = bfjoust("resume", "1", "--jobs", "1", "--json", "--data", str(tmp_path / "a"))
+    with MatchCounts(tmp_path / "a" / "hill.sqlite3", "tournament_matches") as counts:
+        for kill_at in (60, 180):
+            wait_mid_round(process, counts, kill_at)
+            process.kill()
+            assert process.wait() == -signal.SIGKILL
+            process = bfjoust("resume", "1", "--jobs", "1", "--json", "--data", str(tmp_path / "a"))
     out, err = process.communicate(timeout=600)
     assert process.returncode == 0, err
     resumed = json.loads(out)
     for key in ("created_at", "finished_at"):
         resumed["tournament"].pop(key), expected["tournament"].pop(key)
     assert resumed == expected
-    assert expected["tournament"]["matches_committed"] == 26 * 20
+    assert expected["tournament"]["matches_committed"] == 21 * 16
     hill = Hill(HillSettings(data_dir=tmp_path / "a"), jobs=1)
     view = tournament(hill.db, 1)
     assert view is not None and view.summary.ended == "complete"
@@ -270,10 +285,12 @@ def test_the_hill_at_an_event_against_the_hill_now(tmp_path: Path) -> None:
     hill.close()
 
 
-def test_the_listing_follows_each_tournament_by_its_progress_mark(tmp_path: Path) -> None:
+def test_the_listing_follows_each_tournament_by_its_progress_mark(
+    tmp_path: Path, archive_of_eight: Path
+) -> None:
     """The web listing keeps each tournament's summary until its mark
     (matches committed, rounds opened, end) changes."""
-    hill = archive_hill(tmp_path, count=8, size=8)
+    hill = copy_of_archive_of_eight(archive_of_eight, tmp_path)
     service = HillTournaments(hill)
     first = service.create("round-robin", "hill", started_by="alice")
     second = service.create("swiss", "hill", started_by="bob")
@@ -299,9 +316,9 @@ def test_a_cancel_from_another_process_stops_the_run_where_it_stands(tmp_path: P
     """`bfjoust tournament cancel ID` beside the `create` that plays it: the
     player stops within a second or so, and the tournament shows as
     cancelled with the matches committed by then as its result.  A round robin
-    of 400 quick programs (79,800 matches: seconds of bookkeeping even on a
+    of 300 quick programs (44,850 matches: seconds of bookkeeping even on a
     fast machine, while the cancel's own process starts)."""
-    entrants = 400
+    entrants = 300
     matches = entrants * (entrants - 1) // 2
     bighill.archive_hill(tmp_path, bighill.quick_programs(entrants))
     data = ["--data", str(tmp_path)]

@@ -22,7 +22,6 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from support import webhill
 from support.webhill import (
     Server,
     build_hill,
@@ -42,7 +41,6 @@ from hill.writers.tournaments import HillTournaments
 # entries: programs the hill has not seen, each in one contest
 CODES = [code for _, code in reference_programs()[5:15]]
 SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
-browser = webhill.browser  # the module's Chromium (a fixture)
 
 
 @dataclass
