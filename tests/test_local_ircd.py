@@ -39,7 +39,12 @@ def cpu_seconds(pid: int) -> float:
 
 
 def server_pid(directory: Path) -> int:
-    return int((directory / "inspircd.pid").read_text())
+    """InspIRCd's pid, once its file holds it (it is written as the server
+    starts: an empty file now and then under load)."""
+    pid_file, deadline = directory / "inspircd.pid", time.monotonic() + 10
+    while not (text := pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return int(text)
 
 
 @pytest.fixture
