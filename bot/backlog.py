@@ -206,9 +206,7 @@ class Backlog:
         lines, asked, _, victim = max(candidates, key=lambda c: c[:3])
         if lines == wanted and newcomer.asked < -asked:
             return False
-        self._remove(victim)
-        self._log_drop(victim.kind)
-        return True
+        return self._drop([victim])
 
     def _drop(self, messages: list[Message]) -> bool:
         """Drop the oldest of `messages`, unsent; False when there is none."""

@@ -119,9 +119,9 @@ class Registration:
 
     def _on_userhost(self, connection: ServerConnection, event: Event) -> None:
         # 302 bot :NickServ=+service@services.host (nothing when there is none)
-        there = " ".join(event.arguments).split()
         if not self.has_accounts:
             return
+        there = " ".join(event.arguments).split()
         if any(entry.split("=", 1)[0].rstrip("*").lower() == SERVICES.lower() for entry in there):
             log.info("services answer: players log in there", services=SERVICES)
         else:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 from support import forks as forking
-from support.forks import ForkedProcess, Forks
+from support.forks import Commands, ForkedProcess, Forks
 from support.reference import warrior_path
 
 from bot.ircd import free_port, listening, stop_process
@@ -207,7 +207,7 @@ def kill_when(process: ForkedProcess, *paths: Path, timeout: float = 120) -> Non
 
 
 def bfjoust(forks: Forks, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    return forks.run([sys.executable, "-m", "hill", *map(str, args)], timeout=120)
+    return Commands(forks)(*args, timeout=120)
 
 
 def get_json(url: str) -> dict[str, object]:

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from support import forks as forking
-from support.forks import Forks
+from support.forks import Commands, Forks
 from support.reference import warrior_path
 
 from hill.rules.programs import NO_INSTRUCTION
@@ -25,11 +24,7 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 @pytest.fixture
 def bfjoust(forks: Forks) -> Run:
     """`python -m hill *args` (in the folder `cwd`), its output captured."""
-
-    def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        return forks.run([sys.executable, "-m", "hill", *map(str, args)], timeout=300, cwd=cwd)
-
-    return run
+    return Commands(forks)
 
 
 @pytest.fixture

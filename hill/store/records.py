@@ -280,26 +280,19 @@ def progress_mark(db: Database, tournament_id: int) -> Mark | None:
 
 
 def summary(db: Database, tournament_id: int) -> TournamentSummary | None:
-    """A tournament at a glance from its counts, without its standings
-    (no leader): cheap however many matches it has, for an answer that must
-    not wait for a replay (an admin's cancel).  None: there is no such one."""
+    """A tournament at a glance from its counts (`progress_mark`), without
+    its standings (no leader): cheap however many matches it has, for an
+    answer that must not wait for a replay (an admin's cancel).  None: there
+    is no such one."""
+    mark = progress_mark(db, tournament_id)
+    if mark is None:
+        return None
+    committed, opened, _ = mark
     with db.session() as session:
         row = session.get(TournamentRow, tournament_id)
-        if row is None:
-            return None
+        assert row is not None
         plan = plan_of(row, entrants_of(session, tournament_id))
-        committed = session.scalar(
-            select(func.count())
-            .select_from(MatchRow)
-            .where(MatchRow.tournament_id == tournament_id)
-            .where(MatchRow.status == MatchStatus.COMMITTED)
-        )
-        rounds = session.scalar(
-            select(func.count())
-            .select_from(RoundRow)
-            .where(RoundRow.tournament_id == tournament_id)
-        )
-        return _summary(row, plan, rounds or 0, committed or 0, [])
+        return _summary(row, plan, opened, committed, [])
 
 
 def latest(db: Database) -> TournamentView | None:
