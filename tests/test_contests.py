@@ -447,7 +447,10 @@ def test_a_ctrl_c_mid_tournament_loses_nothing(
     finally:
         closing.kill()
     played = matches(data)
-    assert 1 <= before <= played < 1770, "the tournament ended before the Ctrl-C"
+    assert 1 <= before <= played < 1770, (
+        f"the tournament ended before the Ctrl-C: {before} then {played} committed, "
+        f"exit {closing.returncode}, SIGINT here {signal.getsignal(signal.SIGINT)}: {err[-500:]}"
+    )
     assert closing.returncode == 130 and err.rstrip().endswith("stopped (Ctrl-C)"), err
     assert "Traceback" not in err and out == ""
     shown = json.loads(bfjoust(data, "contest", "show", "frost", "--json").stdout)
