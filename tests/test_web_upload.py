@@ -14,6 +14,8 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 import aiohttp
@@ -25,9 +27,13 @@ from support.botharness import CHANNEL, run, wait_until
 from support.botprocess import BotProcess
 from support.ircclient import IrcTestClient
 from support.webbot import player, site, upload_link, web_up
-from support.webhill import console_errors, css, load
+from support.webhill import WebProcess, console_errors, css, load
 
 from bot.ircd import Ngircd, free_port
+from hill.config import HillSettings
+from hill.store.requests import RequestBook
+from hill.store.uploads import UploadLinks
+from hill.writers.hill import Hill
 
 ngircd = ircservers.ngircd  # the fixture
 MAX_BYTES = 4096
@@ -294,3 +300,51 @@ def test_the_web_in_its_own_process_and_an_expired_link(
         web.terminate()
         web.wait(15)
         print(bot.log.read_text(), (tmp_path / "web.log").read_text())
+
+
+def test_the_page_is_sent_when_the_answer_comes(tmp_path: Path) -> None:
+    """No reload on an interval: the page waiting for the bot's answer asks
+    again at once (Refresh 0, with what it saw) and that request is held
+    until the upload moves in the book, which another process's commit
+    tells the web report through the hill's bell (a real `bfjoust web`)."""
+    hill = Hill(HillSettings(data_dir=tmp_path / "var"))
+    links, book = UploadLinks(hill.db), RequestBook(hill.db)
+    token = links.issue(
+        nick="ann", channel=None, owner="ann", name="slow", test_only=False, valid_seconds=600
+    )
+    asked = links.redeem(token, b"(>)*9([-]>)*21", limit=10)
+    web = WebProcess(tmp_path)
+    try:
+        page = f"{web.url}/upload/{token}"
+        with urllib.request.urlopen(page) as first:
+            assert first.headers["Refresh"] == f"0; url=/upload/{token}?seen=queued.0"
+            assert 'id="status"' in first.read().decode()
+
+        def again(seen: str) -> Future[tuple[str, str]]:
+            def fetch() -> tuple[str, str]:
+                with urllib.request.urlopen(f"{page}?seen={seen}", timeout=60) as reply:
+                    return reply.headers.get("Refresh", ""), reply.read().decode()
+
+            return pool.submit(fetch)
+
+        with ThreadPoolExecutor(1) as pool:
+            held = again("queued.0")
+            with pytest.raises(FutureTimeout):
+                held.result(timeout=1.5)  # nothing moved: still held
+            book.start(asked.id)  # the bot begins playing it (a commit here: the bell)
+            refresh, shown = held.result(timeout=20)
+            assert refresh == f"0; url=/upload/{token}?seen=running.0"
+            assert 'id="status"' in shown
+
+            held = again("running.0")
+            with pytest.raises(FutureTimeout):
+                held.result(timeout=1.5)
+            book.fail(asked.id, "ann.slow: the tape went nowhere")
+            refresh, shown = held.result(timeout=20)
+            assert refresh == "" and "the tape went nowhere" in shown and 'id="result"' in shown
+        # an old page asking with what it saw long ago is answered at once
+        with urllib.request.urlopen(f"{page}?seen=queued.0", timeout=5) as late:
+            assert "the tape went nowhere" in late.read().decode()
+    finally:
+        assert web.stop() == 0, web.log()
+        hill.close()

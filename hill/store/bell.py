@@ -1,18 +1,24 @@
 """The hill's bell: a process that commits a change to a hill's database
-rings it, and the bot serving that hill hears it at once, so work stored by
-another process (the web report's upload form, `bfjoust hill submit`,
-`bfjoust contest create`, `bfjoust tournament cancel` ...) wakes the bot
-rather than waiting for it to look.
+rings it, and those listening hear it at once, so work stored by another
+process wakes them rather than waiting for them to look.  Two listen, each
+at an address of its own (`BOT`, `WEB`):
 
-A ring is one datagram to a Unix socket in Linux's abstract namespace,
-named after the database file's real path: no file to leave behind, no
-path-length limit, nothing to clean up after a crash.  Ringing never
-blocks and never fails: with nobody listening (no bot runs), or the
-listener's buffer full (it has rings to read already), the datagram is
-dropped, which loses nothing, since what was committed is in the database
-for whoever reads it next.  The datagram carries the ringer's process id:
-a process does not wake itself through the bell (its own changes wake its
-work directly, hill/scheduler).
+- the bot serving the hill: the web report's upload form, `bfjoust hill
+  submit`, `bfjoust contest create`, `bfjoust tournament cancel` ... wake
+  its work (hill/scheduler);
+- the web report: a page waiting for the bot's answer to an upload is sent
+  once the answer is committed (hill/web/changes.py).
+
+A ring is one datagram to each listener's Unix socket in Linux's abstract
+namespace, named after the database file's real path and the listener:
+no file to leave behind, no path-length limit, nothing to clean up after a
+crash.  Ringing never blocks and never fails: with nobody listening (no
+bot runs), or the listener's buffer full (it has rings to read already),
+the datagram is dropped, which loses nothing, since what was committed is
+in the database for whoever reads it next.  The datagram carries the
+ringer's process id: the bot does not wake itself through the bell (its
+own changes wake its work directly, hill/scheduler); the web report, which
+may run in the bot's process, hears every ring.
 """
 
 from __future__ import annotations
@@ -30,30 +36,38 @@ import structlog
 log = structlog.get_logger(__name__)
 
 
-def address(database: Path) -> bytes:
-    """The bell's socket for the hill whose database is at `database`."""
+BOT = "bot"
+WEB = "web"
+LISTENERS = (BOT, WEB)
+
+
+def address(database: Path, listener: str) -> bytes:
+    """The socket where `listener` hears the bell of the hill whose database
+    is at `database`."""
     digest = hashlib.sha256(str(database.resolve()).encode()).hexdigest()[:24]
-    return b"\0bfjoust-hill-" + digest.encode()
+    suffix = "" if listener == BOT else f"-{listener}"
+    return f"\0bfjoust-hill-{digest}{suffix}".encode()
 
 
 class Bell:
     """Rings the bell of one hill (cheap: one datagram, never waits)."""
 
     def __init__(self, database: Path) -> None:
-        self.address = address(database)
+        self.addresses = [address(database, listener) for listener in LISTENERS]
         self._socket: socket.socket | None = None
         self._pid = 0  # the process the socket was made in (a fork makes its own)
 
     def ring(self) -> None:
-        """Tell the bot serving this hill, if one does, that it changed."""
+        """Tell those listening, if any, that the hill changed."""
         if self._socket is None or self._pid != os.getpid():
             self._pid = os.getpid()
             self._message = str(self._pid).encode()
             self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             self._socket.setblocking(False)
-        # nobody listens, or the listener has rings to read already: both fine
-        with contextlib.suppress(OSError):
-            self._socket.sendto(self._message, self.address)
+        for listener in self.addresses:
+            # nobody listens, or the listener has rings to read already: both fine
+            with contextlib.suppress(OSError):
+                self._socket.sendto(self._message, listener)
 
     def close(self) -> None:
         if self._socket is not None:
@@ -62,28 +76,33 @@ class Bell:
 
 
 class _Hearing(asyncio.DatagramProtocol):
-    def __init__(self, heard: Callable[[], None]) -> None:
+    def __init__(self, heard: Callable[[], None], own: bool) -> None:
         self.heard = heard
-        self.own = str(os.getpid()).encode()
+        self.own = b"" if own else str(os.getpid()).encode()
 
     def datagram_received(self, data: bytes, addr: object) -> None:
         if data != self.own:
             self.heard()
 
 
-async def listen(database: Path, heard: Callable[[], None]) -> asyncio.DatagramTransport | None:
-    """Call `heard()` on the event loop whenever another process rings the
-    bell of the hill at `database`; close the transport to stop.  None (and
-    a warning) when another process listens already: a second bot on the
-    same hill hears only its own changes."""
+async def listen(
+    database: Path, heard: Callable[[], None], listener: str = BOT
+) -> asyncio.DatagramTransport | None:
+    """Call `heard()` on the event loop whenever the bell of the hill at
+    `database` rings (the bot: rung by another process; the web report: by
+    any); close the transport to stop.  None (and a warning) when another
+    process listens there already: a second bot on the same hill hears only
+    its own changes."""
     loop = asyncio.get_running_loop()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
-        sock.bind(address(database))
+        sock.bind(address(database, listener))
     except OSError as error:
         sock.close()
-        log.warning("another process listens to the hill's bell", error=str(error))
+        log.warning(f"another process listens to the hill's bell ({listener})", error=str(error))
         return None
     sock.setblocking(False)
-    transport, _ = await loop.create_datagram_endpoint(lambda: _Hearing(heard), sock=sock)
+    transport, _ = await loop.create_datagram_endpoint(
+        lambda: _Hearing(heard, own=listener != BOT), sock=sock
+    )
     return transport

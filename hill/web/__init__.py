@@ -9,7 +9,8 @@ hill's states as the pages read them (snapshots, history), params.py what
 a request asks for; builds.py pages built once per state and kept
 compressed (a page and its JSON twin), render.py and templates/ the HTML,
 static/ the CSS and plain JS; cache.py the one per-state cache and the
-one single-flight helper; reader_thread.py the readers' threads.
+one single-flight helper; reader_thread.py the readers' threads;
+changes.py the hill's bell as the pages waiting for a change hear it.
 
 The concerns, each a subpackage saying what it may import: pages/ (the
 hill's own pages and the all-time ladder), battles/ (the battle viewer),

@@ -27,6 +27,7 @@ from hill.logs import Trouble, configure_logging
 from hill.store.queries import HillQueries
 from hill.store.requests import RequestBook
 from hill.store.uploads import UploadLinks
+from hill.web import changes
 from hill.web.analytics.reader import ANALYTICS, AnalyticsReader
 from hill.web.battles.store import TRACES, TraceStore
 from hill.web.builds import BUILDS, Builds, json_response
@@ -164,6 +165,7 @@ def create_app(
     app[UPLOADS] = Uploads(
         UploadLinks(queries.db), RequestBook(queries.db), hill.max_program_bytes, queue_size
     )
+    changes.setup(app, queries.db.path)
     app[LAB] = lab_settings(queries, hill)
     app[GIT] = GitHttp(repository)
     health.setup(app, queries.db, hill.data_dir, settings.stuck_request_seconds)

@@ -7,7 +7,9 @@ bound to the player who asked, short-lived and good for one upload, so a
 page elsewhere cannot forge a submission (no other CSRF token is needed).
 A good upload becomes a request in the request book; the bot plays it and
 this page shows the answer, reloading itself (a Refresh header, no script)
-until it is there.  Nothing is used up by a bad upload: too large, empty,
+until it is there: each reload is held until the request moves (the hill's
+bell, hill/web/changes.py), so the page changes when the answer comes, not
+on an interval.  Nothing is used up by a bad upload: too large, empty,
 malformed or a full queue leave the link as it was, but failed posts are
 counted against the link: after FAILURES_ALLOWED of them it no longer works
 (the player asks the bot for a new one), so nobody can post junk on a link
@@ -29,12 +31,13 @@ from hill.rules.requests import OPEN, answer_text
 from hill.store.requests import RequestBook
 from hill.store.uploads import LinkState, UploadLinks
 from hill.threads import LRU, Threads
+from hill.web.changes import CHANGES
 from hill.web.render import render
 from hill.web.requestlog import note_bad_request
 from hill.web.uploads.form import read_form
 from hill.web.urls import Urls, site_url
 
-REFRESH_SECONDS = 2
+UNHEARD_REFRESH_SECONDS = 2  # where this process cannot hear the bell (hill/web/changes.py)
 FAILURES_ALLOWED = 10  # failed posts on one link, then it no longer works
 TOO_MANY = "too many failed uploads on this link: it no longer works; ask the bot for a new one"
 _THREAD = Threads(1, "web-upload")  # the links read and written in the order asked
@@ -87,7 +90,9 @@ def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
     return {"state": asked.state, "answer": answer, "program": outcome.program}
 
 
-def _page(request: web.Request, state: LinkState, status: int = 200, **extra: Any) -> web.Response:
+def _page(
+    request: web.Request, state: LinkState, status: int = 200, seen: str = "", **extra: Any
+) -> web.Response:
     link = state.link
     data = {
         "program": link.name if link.contest else link.full_name,  # or the contest's name
@@ -105,20 +110,30 @@ def _page(request: web.Request, state: LinkState, status: int = 200, **extra: An
     response = render(request, "upload.html", data, status=status)
     response.headers["Cache-Control"] = "no-store"
     if state.request is not None and state.request.state in OPEN:
-        response.headers["Refresh"] = str(REFRESH_SECONDS)
+        if request.app[CHANGES].heard:  # asked again at once, held until it moves
+            response.headers["Refresh"] = f"0; url={request.path}?seen={seen}"
+        else:
+            response.headers["Refresh"] = str(UNHEARD_REFRESH_SECONDS)
     return response
 
 
 async def show(request: web.Request) -> web.Response:
-    """The form, or what became of the upload."""
-    state = await _state(request)
+    """The form, or what became of the upload; with `?seen=` (the page's
+    reload), once it is no longer what the browser saw."""
+
+    async def read() -> tuple[str, tuple[LinkState, int, str]]:
+        state = await _state(request)
+        asked = state.request
+        waiting = 0
+        if asked is not None and asked.state in OPEN:
+            waiting = await _THREAD.run(_uploads(request).book.waiting_before, asked.id)
+        key = f"{asked.state}.{waiting}" if asked is not None else "form"
+        return key, (state, waiting, key)
+
+    state, waiting, key = await request.app[CHANGES].after(request.query.get("seen"), read)
     if state.request is None and state.expired:
         return _page(request, state, 410, error="this link has expired: ask the bot for a new one")
-    waiting = 0
-    if state.request is not None and state.request.state in OPEN:
-        book = _uploads(request).book
-        waiting = await _THREAD.run(book.waiting_before, state.request.id)
-    return _page(request, state, waiting=waiting)
+    return _page(request, state, seen=key, waiting=waiting)
 
 
 async def upload(request: web.Request) -> web.Response:

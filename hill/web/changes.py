@@ -1,0 +1,77 @@
+"""The hill's changes as the web report hears them: the hill's bell
+(hill/store/bell.py), heard by this process, wakes the pages that wait for
+a change (an upload's page waits for the bot's answer) instead of the
+browser asking again and again.
+
+`Changes.after(seen, read)` is a long poll: it reads now, and while what
+it reads is still what the browser saw last (`seen`) it waits for the next
+ring and reads again, for at most HOLD_SECONDS.  When this process cannot
+listen (another web report on the same hill listens already) nothing is
+heard: `after` reads once and the page asks again a little later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from aiohttp import web
+
+from hill.store.bell import WEB, listen
+
+HOLD_SECONDS = 25.0  # a waiting page is sent after this at the latest (proxies' timeouts)
+T = TypeVar("T")
+
+
+class Changes:
+    """Rings of the hill's bell, each waking whoever waits for the next."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.heard = False  # listening: a change wakes the waiting pages
+        self._next = asyncio.Event()
+        self._bell: asyncio.DatagramTransport | None = None
+
+    async def start(self, _app: web.Application) -> None:
+        self._bell = await listen(self.database, self._rang, WEB)
+        self.heard = self._bell is not None
+
+    async def stop(self, _app: web.Application) -> None:
+        """No more waiting: every page waiting is sent as it stands."""
+        if self._bell is not None:
+            self._bell.close()
+            self._bell = None
+        self.heard = False
+        self._rang()
+
+    def _rang(self) -> None:
+        self._next.set()
+        self._next = asyncio.Event()
+
+    async def after(self, seen: str | None, read: Callable[[], Awaitable[tuple[str, T]]]) -> T:
+        """`read()` gives (a key of what it read, what it read); once its key
+        differs from `seen`, or at HOLD_SECONDS, what it read last."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + HOLD_SECONDS
+        rang = self._next  # taken before each read: a ring during the read is not lost
+        key, value = await read()
+        while key == seen and self.heard and loop.time() < deadline:
+            try:
+                await asyncio.wait_for(rang.wait(), deadline - loop.time())
+            except TimeoutError:
+                break
+            rang = self._next
+            key, value = await read()
+        return value
+
+
+CHANGES = web.AppKey("changes", Changes)
+
+
+def setup(app: web.Application, database: Path) -> None:
+    """The app hears the hill's bell while it runs."""
+    app[CHANGES] = Changes(database)
+    app.on_startup.append(app[CHANGES].start)
+    app.on_shutdown.append(app[CHANGES].stop)
