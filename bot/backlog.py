@@ -14,13 +14,17 @@ recently, and within it to the recipient served least recently; one that
 begins to wait counts as served before all those already waiting (in the
 order they came), so a player who asks while another floods is next, and
 a host that opens 200 connections has one turn among the hosts.  The other
-lines go to the recipient with the fewest lines waiting (of those, the one
-served least recently), the one asked last first, so a one-line answer
-just asked does not wait behind a crowd, on its own host either: the
-crowd's answers, queued one after another as the bot reads the hill for
-each, answer requests heard before his (taken in the order queued, the
-newest went first and 200 of them kept a player of the crowd's host
-waiting 13-60 s).  No long answer waits for ever.
+lines go to the recipient with the fewest lines waiting; of those, the
+first line of an answer before the rest of one begun, then the recipient
+served least recently, then the one asked last, so a one-line answer just
+asked does not wait behind a crowd, on its own host either: the crowd's
+answers, queued one after another as the bot reads the hill for each,
+answer requests heard before his (taken in the order queued, the newest
+went first and 200 of them kept a player of the crowd's host waiting
+13-60 s), and those heard after his (a server relays a crowd slowly) have
+had their first lines already, their last ones queued as the bot's read
+ends (taken before his, the short turns went to them: 60 s on ngircd).
+No long answer waits for ever.
 
 It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
@@ -99,6 +103,7 @@ class Backlog:
         self._shortest = False  # this turn: the fewest lines waiting (else: served least recently)
         self._sent = 0  # lines sent
         self._hosts: dict[str, str] = {}  # recipient -> host, as last seen (locate)
+        self._answering: dict[str, float] = {}  # recipient -> the request of its last line
         self._dropped: Counter[str] = Counter()  # messages dropped since last logged
         self._dropped_logged = -DROPS_LOGGED_EVERY
         self.on_add: Callable[[], None] = lambda: None  # once a message is queued
@@ -112,10 +117,14 @@ class Backlog:
         """`recipient` speaks from `host`: their answers wait in that host's turn."""
         self._hosts.pop(recipient, None)
         self._hosts[recipient] = host
-        if len(self._hosts) > HOSTS_REMEMBERED:  # the oldest with nothing waiting go
-            idle = [r for r in self._hosts if not self._lines[r]]
-            for old in idle[: len(self._hosts) - HOSTS_REMEMBERED]:
-                del self._hosts[old]
+        self._forget_oldest(self._hosts)
+
+    def _forget_oldest(self, recipients: dict[str, object]) -> None:
+        """Past HOSTS_REMEMBERED, the oldest with nothing waiting go."""
+        if len(recipients) > HOSTS_REMEMBERED:
+            idle = [r for r in recipients if not self._lines[r]]
+            for old in idle[: len(recipients) - HOSTS_REMEMBERED]:
+                del recipients[old]
 
     def add(
         self,
@@ -283,13 +292,16 @@ class Backlog:
             self._remove(message)
         return None
 
-    def _shortest_key(self, host: str, recipient: str) -> tuple[int, int, float]:
-        """The fewest lines first; of those, the recipient served least
-        recently, then the one asked last."""
+    def _shortest_key(self, host: str, recipient: str) -> tuple[int, bool, int, float]:
+        """The fewest lines first; of those, an answer not begun (its
+        recipient's last line answered another request), then the recipient
+        served least recently, then the one asked last."""
+        messages = self._waiting[host][recipient]
         return (
             self._lines[recipient],
+            self._answering.get(recipient) == messages[0].asked,
             self._served.get(recipient, 0),
-            -self._waiting[host][recipient][-1].asked,
+            -messages[-1].asked,
         )
 
     def pop(self, message: Message) -> str:
@@ -299,6 +311,9 @@ class Backlog:
         self._sent += 1
         self._shortest = not self._shortest
         self._served[message.host] = self._served[message.recipient] = self._sent
+        self._answering.pop(message.recipient, None)
+        self._answering[message.recipient] = message.asked
+        self._forget_oldest(self._answering)
         if not message.lines:
             self._waiting[message.host][message.recipient].remove(message)
         self._count(message, -1)

@@ -349,3 +349,26 @@ def test_plain_leaves_no_control_it_strips(text: str) -> None:
     assert not set(stripped) & {"\u200e", "\u200f", "\u061c"}
     assert not [ch for ch in stripped if unicodedata.category(ch) == "Cf"]
     assert plain(stripped) == stripped
+
+
+def test_a_players_first_line_goes_before_the_rest_of_answers_begun() -> None:
+    """ngircd relays a crowd's `-help` slowly: many are heard after a
+    player's `-rank`, their first lines go out, and their last lines (the
+    top of the hill, queued as each read ends) come while his answer waits.
+    One line each, as his: the short-answer turn takes his first line
+    before the rest of theirs (it took them, asked last, and the other turn
+    took them too, waiting before him: 60 lines on ngircd, issue 33.3)."""
+    outbox = _outbox()
+    backlog = outbox.backlog
+    player_asked = time.time()
+    backlog.locate("player", "10.0.0.2")
+    for i in range(30):
+        backlog.locate(f"crowd{i}", "10.0.0.2")
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} usage"], asked=player_asked + 1 + i / 100)
+    assert len(_drain(outbox)) == 30  # every crowd answer begun
+    for i in range(30):
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"], asked=player_asked + 1 + i / 100)
+    backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
+    sent = _drain(outbox)
+    assert "rank" in sent[:2], sent
+    assert len(sent) == 31  # and every crowd answer ends
