@@ -89,12 +89,14 @@ def test_a_backlog_drains_without_excess_flood(flood_inspircd: Inspircd, tmp_pat
 # a second, measured), and cuts off a client whose unread lines pass 2560
 # bytes: the default pace there
 DRAIN_RATES = {"inspircd": 4.0, "ngircd": 4.0, "hybrid": 1.0}
-# lines waiting on each server: a server that cuts a client off for its pace
-# does so within its first seconds at a steady rate (hybrid's 2560 bytes are
-# 11 of these lines; InspIRCd's count of 13 is passed in 4 s at 1 line a
-# second too many); with BFJOUST_DRAIN_ALL=1, the whole 600 (hybrid's about
-# 11 minutes)
-NETWORK_BACKLOG = BACKLOG if DRAIN_ALL else 150
+# lines waiting on each server, about a minute's worth: a server that cuts a
+# client off for its pace does so within its first seconds at a steady rate
+# (hybrid's 2560 bytes are 11 of these lines; InspIRCd's count of 13 is
+# passed in 4 s at 1 line a second too many); with BFJOUST_DRAIN_ALL=1, the
+# whole 600 (hybrid's about 11 minutes)
+NETWORK_BACKLOG = {
+    name: BACKLOG if DRAIN_ALL else min(150, int(60 * rate)) for name, rate in DRAIN_RATES.items()
+}
 
 
 @pytest.mark.timeout(1200)  # ircd-hybrid's whole drain, at the default pace: about 11 minutes
@@ -103,12 +105,14 @@ def test_a_backlog_drains_on_every_network(tmp_path, name: str) -> None:
     """Each server with its own limits (InspIRCd: a class that forgives 4 a
     second and cuts off at 13, no fake lag; ngircd and ircd-hybrid as they
     come) and a bot as fast as the server allows, after a burst of 4 (four
-    times the default pace, the default on hybrid), 150 lines waiting (600
-    with BFJOUST_DRAIN_ALL=1): every line arrives, the bot is never cut off."""
+    times the default pace, the default on hybrid), a minute's lines waiting
+    (150, 60 on hybrid; 600 with BFJOUST_DRAIN_ALL=1): every line arrives,
+    the bot is never cut off."""
     network = start_network(name, tmp_path / name, threshold=13, commandrate=4000)
     try:
-        timeout = 2 * NETWORK_BACKLOG / DRAIN_RATES[name] + 60
-        run(_drain(network, tmp_path / "hill", NETWORK_BACKLOG), timeout=timeout)
+        backlog = NETWORK_BACKLOG[name]
+        timeout = 2 * backlog / DRAIN_RATES[name] + 60
+        run(_drain(network, tmp_path / "hill", backlog), timeout=timeout)
     finally:
         network.stop()
 
