@@ -5,7 +5,9 @@ browser asking again and again.
 
 `Changes.after(seen, read)` is a long poll: it reads now, and while what
 it reads is still what the browser saw last (`seen`) it waits for the next
-ring and reads again, for at most HOLD_SECONDS.  When this process cannot
+ring and reads again, for at most HOLD_SECONDS (and, with `settle`, answers
+no sooner than that after it was asked: a page following a tournament's
+progress is told at most once a second, however often matches commit).  When this process cannot
 listen (another web report on the same hill listens already) nothing is
 heard: `after` reads once and the page asks again a little later.
 """
@@ -31,6 +33,7 @@ class Changes:
     def __init__(self, database: Path) -> None:
         self.database = database
         self.heard = False  # listening: a change wakes the waiting pages
+        self.waiting = 0  # requests held now
         self._next = asyncio.Event()
         self._bell: asyncio.DatagramTransport | None = None
 
@@ -50,20 +53,28 @@ class Changes:
         self._next.set()
         self._next = asyncio.Event()
 
-    async def after(self, seen: str | None, read: Callable[[], Awaitable[tuple[str, T]]]) -> T:
+    async def after(
+        self, seen: str | None, read: Callable[[], Awaitable[tuple[str, T]]], settle: float = 0.0
+    ) -> T:
         """`read()` gives (a key of what it read, what it read); once its key
         differs from `seen`, or at HOLD_SECONDS, what it read last."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + HOLD_SECONDS
+        asked = loop.time()
+        deadline = asked + HOLD_SECONDS
         rang = self._next  # taken before each read: a ring during the read is not lost
         key, value = await read()
-        while key == seen and self.heard and loop.time() < deadline:
-            try:
-                await asyncio.wait_for(rang.wait(), deadline - loop.time())
-            except TimeoutError:
-                break
-            rang = self._next
-            key, value = await read()
+        self.waiting += 1
+        try:
+            while key == seen and self.heard and loop.time() < deadline:
+                try:
+                    await asyncio.wait_for(rang.wait(), deadline - loop.time())
+                except TimeoutError:
+                    break
+                await asyncio.sleep(asked + settle - loop.time())  # (none when past)
+                rang = self._next
+                key, value = await read()
+        finally:
+            self.waiting -= 1
         return value
 
 

@@ -689,6 +689,13 @@ EVENT_PARAM = _query("event", "a past hill state, by its event id (default: the 
 PAGE = _query("page", "the page, from 1", INT)
 STATEFUL = (EVENT_PARAM,)
 # each answer's query parameters (path parameters come from PATHS)
+# how a page follows its contests (hill/web/tournaments/contests.py, watch_key)
+SEEN = _query(
+    "seen",
+    "where the asker's page says the contests stand (each NAME:STATE, sorted, then "
+    "`progress:N`, the matches committed): the answer waits until they stand "
+    "otherwise, 25 s at most",
+)
 QUERIES: dict[str, tuple[Schema, ...]] = {
     "standings-json": STATEFUL,
     "matrix-json": STATEFUL,
@@ -709,6 +716,8 @@ QUERIES: dict[str, tuple[Schema, ...]] = {
         _query("polarity", "the polarity (default: the first)", {"enum": ["sieve", "kettle"]}),
         _query("from", "the first state of this piece (a multiple of piece_states)", INT),
     ),
+    "contests-json": (SEEN,),
+    "contest-json": (SEEN,),
     "tournament-json": (PAGE,),
     "tournament-round-json": (PAGE,),
     "tournament-stages-json": (PAGE,),

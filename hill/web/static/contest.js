@@ -9,8 +9,11 @@
 // A page with a [data-watch] element (data-json: the page's JSON twin;
 // data-state: where the page says its contests stand) asks its twin, from
 // the moment something may have changed (a countdown is over, a tournament
-// is being played), every few seconds and then less often, and reloads when
-// the twin says something else. It never reloads in a loop: it reloads only
+// is being played), with what it shows (?seen=): the server holds the answer
+// until that changes (or 25 s pass), so the page asks again at once, and
+// waits only after a failed ask (a few seconds, then longer). It updates a
+// tournament's progress in place, and reloads when the twin says something
+// else. It never reloads in a loop: it reloads only
 // for a state the page does not show, and once for each (sessionStorage): a
 // page that comes back still saying the old state (a cache in between) says
 // "reload" and waits. A contest past its time but not closed yet (the bot
@@ -27,7 +30,7 @@ function timeLeft(seconds) {
 const countdowns = [...document.querySelectorAll(".countdown[data-closes]")];
 const skew = countdowns.length ? Date.parse(countdowns[0].dataset.now) - Date.now() : 0;
 const watched = document.querySelector("[data-watch][data-json]");
-const FIRST_WAIT = 2, LONGEST_WAIT = 30, GROWTH = 1.5;  // seconds between asks
+const FIRST_RETRY = 2, LONGEST_RETRY = 30, GROWTH = 1.5;  // seconds after a failed ask
 let asking = false;
 
 function tick() {
@@ -61,6 +64,13 @@ function update(twin) {  // what changes without a new state: a tournament's pro
   document.querySelectorAll("progress.matches").forEach((e) => { e.value = progress.matches_committed; });
 }
 
+// what the server compares with where the contests stand
+// (hill/web/tournaments/contests.py, watch_key)
+function keyOf(twin) {
+  const progress = twin.progress;
+  return (stateOf(twin) || "none") + (progress ? ` progress:${progress.matches_committed}` : "");
+}
+
 function changed(now) {
   const key = `contest-reload:${location.pathname}`;
   if (sessionStorage.getItem(key) === now) {  // reloaded for it already: the page came back stale
@@ -72,30 +82,36 @@ function changed(now) {
   return true;
 }
 
-async function ask(wait) {
-  if (!document.hidden) {
-    try {
-      const response = await fetch(watched.dataset.json, { cache: "no-store" });
-      if (response.ok) {
-        const twin = await response.json();
-        const now = stateOf(twin);
-        if (now !== stateWords(watched.dataset.state)) {
-          if (changed(now)) return;
-        } else {
-          update(twin);
-        }
-      }
-    } catch (error) {
-      // the server is away for now: ask again later
-    }
+async function ask(seen, retry) {
+  if (document.hidden) {  // asked once the page is seen again
+    document.addEventListener("visibilitychange", () => ask(seen, retry), { once: true });
+    return;
   }
-  window.setTimeout(() => ask(Math.min(LONGEST_WAIT, wait * GROWTH)), wait * 1000);
+  try {
+    const url = new URL(watched.dataset.json, window.location.href);
+    url.searchParams.set("seen", seen);
+    const response = await fetch(url, { cache: "no-store" });
+    if (response.ok) {
+      const twin = await response.json();
+      const now = stateOf(twin);
+      if (now !== stateWords(watched.dataset.state)) {
+        if (changed(now)) return;
+      } else {
+        update(twin);
+      }
+      ask(keyOf(twin), FIRST_RETRY);  // at once: the answer is held until something moves
+      return;
+    }
+  } catch (error) {
+    // the server is away for now: ask again later
+  }
+  window.setTimeout(() => ask(seen, Math.min(LONGEST_RETRY, retry * GROWTH)), retry * 1000);
 }
 
 function watch() {
   if (!watched || asking) return;
   asking = true;
-  window.setTimeout(() => ask(FIRST_WAIT * GROWTH), FIRST_WAIT * 1000);
+  ask(stateWords(watched.dataset.state) || "none", FIRST_RETRY);
 }
 
 if (countdowns.length) {

@@ -6,6 +6,6 @@ as plain dicts (data.py); the contests' pages (contests.py).
 May import: hill.engine, hill.rules, hill.store (its read side),
 hill.tournaments, hill.web.analytics (the entrants' strategy map),
 hill.web.charts (the reality show's elimination order), the web's core
-(hill.web.builds, hill.web.cache, hill.web.params, hill.web.reader_thread,
-hill.web.urls), aiohttp, numpy.
+(hill.web.builds, hill.web.cache, hill.web.changes, hill.web.params,
+hill.web.reader_thread, hill.web.urls), aiohttp, numpy.
 """

@@ -12,6 +12,10 @@ from its table, its pieces on its own page), and the command that
 recomputes the results from a clone of the hill's history.  While it
 plays, its progress is a few counts (reader.progress), never the
 tournament read whole.
+
+A page follows its contests by asking its JSON twin with what it shows
+(`?seen=`, the key of `watch_key`, which static/contest.js builds alike):
+the answer is held until that changes (hill/web/changes.py).
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from hill.rules.contests import ContestState
 from hill.rules.events import iso_utc, utcnow
 from hill.store.contests import ContestView, contest, contests
 from hill.store.database import Database
+from hill.web.changes import CHANGES
 from hill.web.reader_thread import ThreadedReader
 from hill.web.tournaments.reader import TOURNAMENTS
 from hill.web.urls import clone_url
 
 CLONE_FOLDER = "hill"  # what the page's clone command names its folder
+SETTLE_SECONDS = 1.0  # a page following its contests is told at most this often
 DETAIL = ("programs", "samples", "crosstable", "thumbnails", "eliminations", "bump_chart")
 
 
@@ -71,14 +77,37 @@ def summary(view: ContestView, now: Any) -> dict[str, Any]:
     }
 
 
+def watch_key(views: list[ContestView], progress: dict[str, Any] | None = None) -> str:
+    """Where the contests stand, as a page following them compares it:
+    each one's NAME:STATE, sorted ("none" for none), and a tournament's
+    matches committed (static/contest.js builds it alike from the JSON)."""
+    key = " ".join(sorted(f"{view.name}:{view.state.value}" for view in views)) or "none"
+    return key if progress is None else f"{key} progress:{progress['matches_committed']}"
+
+
 async def contest_list(request: web.Request) -> dict[str, Any]:
+    async def read() -> tuple[str, list[ContestView]]:
+        views = await request.app[CONTESTS].all()
+        return watch_key(views), views
+
+    seen = request.query.get("seen")
+    views = await request.app[CHANGES].after(seen, read, SETTLE_SECONDS)
     now = utcnow()
-    views = await request.app[CONTESTS].all()
     return {"now": iso_utc(now), "contests": [summary(v, now) for v in views]}
 
 
 async def contest_page(request: web.Request) -> dict[str, Any]:
-    view = await request.app[CONTESTS].one(request.match_info["name"])
+    tournaments = request.app[TOURNAMENTS]
+
+    async def read() -> tuple[str, tuple[ContestView, dict[str, Any] | None]]:
+        view = await request.app[CONTESTS].one(request.match_info["name"])
+        progress = None
+        if view.tournament_id is not None:
+            progress = await tournaments.progress(view.tournament_id)
+        return watch_key([view], progress), (view, progress)
+
+    seen = request.query.get("seen")
+    view, progress = await request.app[CHANGES].after(seen, read, SETTLE_SECONDS)
     now = utcnow()
     data: dict[str, Any] = {
         **view.to_json(),  # the contract of `bfjoust contest show --json`
@@ -98,8 +127,7 @@ async def contest_page(request: web.Request) -> dict[str, Any]:
         **dict.fromkeys(DETAIL),
     }
     if view.tournament_id is not None:
-        tournaments = request.app[TOURNAMENTS]
-        data["progress"] = await tournaments.progress(view.tournament_id)
+        data["progress"] = progress
         if view.state == ContestState.PLAYED:
             played = await tournaments.played(view.tournament_id)
             data.update({key: played[key] for key in DETAIL})
