@@ -3,6 +3,7 @@ tests/support/reference.py reads it)."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -10,6 +11,14 @@ from selenium import webdriver
 from support.ircservers import NETWORKS, Inspircd, Network, start_inspircd, start_network
 from support.reference import REFERENCE
 from support.webhill import chromium
+
+# The Ctrl-C tests send SIGINT to the commands they start, as a terminal does.
+# A suite started in the background by a shell without job control (`make
+# test &` in a script) runs with SIGINT ignored, which every process it starts
+# would inherit (Python then installs no handler: the Ctrl-C does nothing), so
+# the processes of the tests get the default a terminal's would have.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
