@@ -47,6 +47,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 import structlog
 
@@ -119,7 +120,7 @@ class Backlog:
         self._hosts[recipient] = host
         self._forget_oldest(self._hosts)
 
-    def _forget_oldest(self, recipients: dict[str, object]) -> None:
+    def _forget_oldest(self, recipients: dict[str, Any]) -> None:
         """Past HOSTS_REMEMBERED, the oldest with nothing waiting go."""
         if len(recipients) > HOSTS_REMEMBERED:
             idle = [r for r in recipients if not self._lines[r]]
