@@ -17,6 +17,7 @@ from bot.runner import Answer, Runner
 from hill.config import HillSettings, IrcSettings, Settings, WebSettings
 from hill.errors import Stopped
 from hill.scheduler import Priority, Scheduler, Turns
+from hill.store.bell import WEB, WEB_SLOTS, listen
 from hill.store.requests import RequestBook
 from hill.store.tables import Request
 from hill.writers.hill import Hill
@@ -218,3 +219,28 @@ def test_no_polling_interval_is_left_in_the_hill_or_the_bot() -> None:
             if re.search(r"\bPOLL\w*\s*=|POLL_SECONDS|poll_seconds|_POLL\b", line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_every_web_report_of_a_hill_hears_its_bell(tmp_path: Path) -> None:
+    """Web reports listen each at a slot of its own (the bot, in its own
+    process, as well): a commit by another process wakes them all; past
+    WEB_SLOTS, one is told it cannot listen (None) rather than fail."""
+    hill = Hill(HillSettings(data_dir=tmp_path / "var"), jobs=1)
+
+    async def scenario() -> None:
+        woken = [asyncio.Event() for _ in range(WEB_SLOTS)]
+        bells = [await listen(hill.db.path, event.set, WEB) for event in woken]
+        assert all(bells) and await listen(hill.db.path, lambda: None, WEB) is None
+        try:
+            await asyncio.to_thread(_record_elsewhere, hill.db.path)
+            async with asyncio.timeout(10):
+                await asyncio.gather(*(event.wait() for event in woken))
+        finally:
+            for bell in bells:
+                assert bell is not None
+                bell.close()
+
+    try:
+        run(scenario())
+    finally:
+        hill.close()

@@ -1,13 +1,15 @@
 """The hill's bell: a process that commits a change to a hill's database
 rings it, and those listening hear it at once, so work stored by another
-process wakes them rather than waiting for them to look.  Two listen, each
-at an address of its own (`BOT`, `WEB`):
+process wakes them rather than waiting for them to look.  These listen,
+each at an address of its own (LISTENERS):
 
 - the bot serving the hill: the web report's upload form, `bfjoust hill
   submit`, `bfjoust contest create`, `bfjoust tournament cancel` ... wake
   its work (hill/scheduler);
-- the web report: a page waiting for the bot's answer to an upload is sent
-  once the answer is committed (hill/web/changes.py).
+- the web reports (WEB_SLOTS of them may listen at once, each at an
+  address of its own): a page waiting for a change (the bot's answer to an
+  upload, a contest's close) is sent once it is committed
+  (hill/web/changes.py).
 
 A ring is one datagram to each listener's Unix socket in Linux's abstract
 namespace, named after the database file's real path and the listener:
@@ -38,12 +40,13 @@ log = structlog.get_logger(__name__)
 
 BOT = "bot"
 WEB = "web"
-LISTENERS = (BOT, WEB)
+WEB_SLOTS = 8  # web reports of one hill that may listen at once, each at a slot of its own
+LISTENERS = (BOT, *(f"{WEB}-{slot}" for slot in range(WEB_SLOTS)))
 
 
 def address(database: Path, listener: str) -> bytes:
-    """The socket where `listener` hears the bell of the hill whose database
-    is at `database`."""
+    """The socket where `listener` (one of LISTENERS) hears the bell of the
+    hill whose database is at `database`."""
     digest = hashlib.sha256(str(database.resolve()).encode()).hexdigest()[:24]
     suffix = "" if listener == BOT else f"-{listener}"
     return f"\0bfjoust-hill-{digest}{suffix}".encode()
@@ -89,20 +92,28 @@ async def listen(
     database: Path, heard: Callable[[], None], listener: str = BOT
 ) -> asyncio.DatagramTransport | None:
     """Call `heard()` on the event loop whenever the bell of the hill at
-    `database` rings (the bot: rung by another process; the web report: by
-    any); close the transport to stop.  None (and a warning) when another
-    process listens there already: a second bot on the same hill hears only
-    its own changes."""
-    loop = asyncio.get_running_loop()
+    `database` rings (the bot: rung by another process; a web report: by
+    any, at the first of its WEB_SLOTS free); close the transport to stop.
+    None when there is no room: another bot listens already (a warning: a
+    second bot on the same hill hears only its own changes), or WEB_SLOTS
+    web reports do (this one's waiting pages ask again every few seconds)."""
+    names = [listener] if listener == BOT else [n for n in LISTENERS if n != BOT]
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
-        sock.bind(address(database, listener))
-    except OSError as error:
+    for name in names:
+        try:
+            sock.bind(address(database, name))
+            break
+        except OSError as error:
+            taken = error
+    else:
         sock.close()
-        log.warning(f"another process listens to the hill's bell ({listener})", error=str(error))
+        if listener == BOT:
+            log.warning("another process listens to the hill's bell", error=str(taken))
+        else:
+            log.info(f"{WEB_SLOTS} web reports listen to the hill's bell already")
         return None
     sock.setblocking(False)
-    transport, _ = await loop.create_datagram_endpoint(
+    transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
         lambda: _Hearing(heard, own=listener != BOT), sock=sock
     )
     return transport

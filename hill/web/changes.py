@@ -8,8 +8,10 @@ it reads is still what the browser saw last (`seen`) it waits for the next
 ring and reads again, for at most HOLD_SECONDS (and, with `settle`, answers
 no sooner than that after it was asked: a page following a tournament's
 progress is told at most once a second, however often matches commit).  When this process cannot
-listen (another web report on the same hill listens already) nothing is
-heard: `after` reads once and the page asks again a little later.
+listen (hill/store/bell.py's WEB_SLOTS web reports of the same hill listen
+already) nothing is heard: `after` answers what it read after
+UNHEARD_SECONDS, so that the pages ask every few seconds, as pages did
+before they could be told.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from aiohttp import web
 from hill.store.bell import WEB, listen
 
 HOLD_SECONDS = 25.0  # a waiting page is sent after this at the latest (proxies' timeouts)
+UNHEARD_SECONDS = 2.0  # ... and after this when the bell cannot be heard
 T = TypeVar("T")
 
 
@@ -63,6 +66,9 @@ class Changes:
         deadline = asked + HOLD_SECONDS
         rang = self._next  # taken before each read: a ring during the read is not lost
         key, value = await read()
+        if key == seen and not self.heard:
+            await asyncio.sleep(UNHEARD_SECONDS)
+            return (await read())[1]
         self.waiting += 1
         try:
             while key == seen and self.heard and loop.time() < deadline:

@@ -90,15 +90,22 @@ def reap():
             channel.send(json.dumps({"exit": pid, "code": code}).encode())
 
 
+# poll, not select: the channel keeps the test process's descriptor number,
+# which may pass select's 1024 in a worker that has run many tests
+poller = select.poll()
+poller.register(channel, select.POLLIN)
+poller.register(wake_read, select.POLLIN)
+
+
 def serve():
     while True:
-        ready = select.select([channel, wake_read], [], [])[0]
+        ready = {fd for fd, _ in poller.poll()}
         if wake_read in ready:
             with contextlib.suppress(BlockingIOError):
                 while os.read(wake_read, 4096):
                     pass
             reap()
-        if channel in ready:
+        if channel.fileno() in ready:
             message, fds, _, _ = socket.recv_fds(channel, 1 << 20, 3)
             if not message:
                 return None

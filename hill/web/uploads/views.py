@@ -37,7 +37,6 @@ from hill.web.requestlog import note_bad_request
 from hill.web.uploads.form import read_form
 from hill.web.urls import Urls, site_url
 
-UNHEARD_REFRESH_SECONDS = 2  # where this process cannot hear the bell (hill/web/changes.py)
 FAILURES_ALLOWED = 10  # failed posts on one link, then it no longer works
 TOO_MANY = "too many failed uploads on this link: it no longer works; ask the bot for a new one"
 _THREAD = Threads(1, "web-upload")  # the links read and written in the order asked
@@ -110,10 +109,8 @@ def _page(
     response = render(request, "upload.html", data, status=status)
     response.headers["Cache-Control"] = "no-store"
     if state.request is not None and state.request.state in OPEN:
-        if request.app[CHANGES].heard:  # asked again at once, held until it moves
-            response.headers["Refresh"] = f"0; url={request.path}?seen={seen}"
-        else:
-            response.headers["Refresh"] = str(UNHEARD_REFRESH_SECONDS)
+        # asked again at once, held until it moves (hill/web/changes.py)
+        response.headers["Refresh"] = f"0; url={request.path}?seen={seen}"
     return response
 
 
