@@ -195,28 +195,37 @@ class Backlog:
         """Drop the answer that gives way to `newcomer`: on `host` (else on
         the host with the most lines), of the recipient with the most lines
         waiting, as many as the newcomer's would have at least; of those,
-        the one whose request was asked first (a crowd's answers, asked
-        before a player's and queued as the bot gets to them, give way to
-        his, not he to theirs), their oldest not begun that can be asked
-        again.  False, the newcomer dropped instead, when it would have as
-        many and was asked before all of them: a request just heard always
-        finds room."""
+        the rest of an answer begun, then the one whose request was asked
+        first (a crowd's answers, asked before a player's and queued as the
+        bot gets to them, give way to his, not he to theirs; `_yielding`),
+        their oldest not begun that can be asked again.  False, the
+        newcomer dropped instead, when it would have as many and gives way
+        more readily than all of them: a request just heard always finds
+        room."""
         if host is None and self._waiting:
             host = max(self._waiting, key=lambda h: self._lines[h])
         recipients = self._waiting.get(host or "", {})
         wanted = self._lines[newcomer.recipient] + len(newcomer.lines)
         candidates = [
-            (self._lines[r], -droppable[0].asked, -droppable[0].queued, droppable[0])
+            (self._lines[r], *self._yielding(droppable[0]), droppable[0])
             for r, messages in recipients.items()
             if r != newcomer.recipient and self._lines[r] >= wanted
             if (droppable := [m for m in messages if not m.started and m.on_sent is None])
         ]
         if not candidates:
             return False
-        lines, asked, _, victim = max(candidates, key=lambda c: c[:3])
-        if lines == wanted and newcomer.asked < -asked:
+        lines, begun, asked, _, victim = max(candidates, key=lambda c: c[:4])
+        if lines == wanted and self._yielding(newcomer)[:2] > (begun, asked):
             return False
         return self._drop([victim])
+
+    def _yielding(self, message: Message) -> tuple[bool, float, float]:
+        """How readily `message` gives way, the most first: the rest of an
+        answer begun (its recipient has had the first lines: a crowd heard
+        after a player, its last lines queued while his answer waits), then
+        the answer to the request asked first, then the one queued first."""
+        begun = self._answering.get(message.recipient) == message.asked
+        return begun, -message.asked, -message.queued
 
     def _drop(self, messages: list[Message]) -> bool:
         """Drop the oldest of `messages`, unsent; False when there is none."""

@@ -202,14 +202,16 @@ def said_ready(
 ) -> bool:
     """Whether a line of `stream` (a process's output) says `marker` within
     `timeout` seconds (False: it ended, or the time is up); what it read is
-    handed to `write`.  Woken by the output itself (select), never a look
-    again later."""
+    handed to `write`.  Woken by the output itself (poll: a descriptor past
+    select's 1024 is fine), never a look again later."""
     deadline = time.monotonic() + timeout
     descriptor = stream.fileno()
+    output = select.poll()
+    output.register(descriptor, select.POLLIN)
     seen = b""
     while True:
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([descriptor], [], [], left)[0]:
+        if left <= 0 or not output.poll(left * 1000):
             return False
         data = os.read(descriptor, 65536)
         if not data:

@@ -372,3 +372,22 @@ def test_a_players_first_line_goes_before_the_rest_of_answers_begun() -> None:
     sent = _drain(outbox)
     assert "rank" in sent[:2], sent
     assert len(sent) == 31  # and every crowd answer ends
+
+
+def test_the_rest_of_answers_begun_gives_way_to_a_players_answer() -> None:
+    """The host's share is full; a player's answer waits in it; the last
+    lines of a crowd heard after him keep coming (their first lines sent).
+    They give way, not his answer (asked before theirs, it was the one
+    dropped: on ngircd a probe had no answer in 60 s, issue 33.3)."""
+    outbox = _outbox(per_host=6)
+    backlog = outbox.backlog
+    player_asked = time.time()
+    backlog.locate("player", "10.0.0.2")
+    for i in range(40):
+        backlog.locate(f"crowd{i}", "10.0.0.2")
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} usage"], asked=player_asked + 1 + i / 100)
+        outbox.take()  # every crowd answer begun
+    assert backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
+    for i in range(40):
+        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"], asked=player_asked + 1 + i / 100)
+    assert "rank" in _drain(outbox)
