@@ -73,7 +73,7 @@ def notice(client: IrcTestClient, link: str) -> str:
 
 def result(driver: webdriver.Chrome) -> str:
     """The answer on the page, once the bot has played the upload (the page
-    reloads itself until then)."""
+    asks again until then, each ask held until the upload moves)."""
     WebDriverWait(driver, 30).until(lambda d: css(d, "#result"))
     return css(driver, "#result")[0].text
 
