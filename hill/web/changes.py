@@ -5,13 +5,13 @@ browser asking again and again.
 
 `Changes.after(seen, read)` is a long poll: it reads now, and while what
 it reads is still what the browser saw last (`seen`) it waits for the next
-ring and reads again, for at most HOLD_SECONDS (and, with `settle`, answers
-no sooner than that after it was asked: a page following a tournament's
-progress is told at most once a second, however often matches commit).  When this process cannot
-listen (hill/store/bell.py's WEB_SLOTS web reports of the same hill listen
-already) nothing is heard: `after` answers what it read after
-UNHEARD_SECONDS, so that the pages ask every few seconds, as pages did
-before they could be told.
+ring and reads again, for at most HOLD_SECONDS (and, with `settle`,
+answers no sooner than that after it was asked: a page following a
+tournament's progress is told at most once a second, however often
+matches commit).  When this process cannot listen (hill/store/bell.py's
+WEB_SLOTS web reports of the same hill listen already) nothing is heard:
+`after` answers what it read after UNHEARD_SECONDS, so that the pages ask
+every few seconds, as pages did before they could be told.
 """
 
 from __future__ import annotations
