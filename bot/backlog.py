@@ -224,8 +224,12 @@ class Backlog:
         answer begun (its recipient has had the first lines: a crowd heard
         after a player, its last lines queued while his answer waits), then
         the answer to the request asked first, then the one queued first."""
-        begun = self._answering.get(message.recipient) == message.asked
-        return begun, -message.asked, -message.queued
+        return self._begun(message), -message.asked, -message.queued
+
+    def _begun(self, message: Message) -> bool:
+        """Whether `message` is the rest of an answer begun: its recipient's
+        last line answered the same request."""
+        return self._answering.get(message.recipient) == message.asked
 
     def _drop(self, messages: list[Message]) -> bool:
         """Drop the oldest of `messages`, unsent; False when there is none."""
@@ -309,7 +313,7 @@ class Backlog:
         messages = self._waiting[host][recipient]
         return (
             self._lines[recipient],
-            self._answering.get(recipient) == messages[0].asked,
+            self._begun(messages[0]),
             self._served.get(recipient, 0),
             -messages[-1].asked,
         )

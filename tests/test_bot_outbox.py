@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given
@@ -359,16 +360,12 @@ def test_a_players_first_line_goes_before_the_rest_of_answers_begun() -> None:
     before the rest of theirs (it took them, asked last, and the other turn
     took them too, waiting before him: 60 lines on ngircd, issue 33.3)."""
     outbox = _outbox()
-    backlog = outbox.backlog
     player_asked = time.time()
-    backlog.locate("player", "10.0.0.2")
-    for i in range(30):
-        backlog.locate(f"crowd{i}", "10.0.0.2")
-        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} usage"], asked=player_asked + 1 + i / 100)
+    crowd = _crowd_heard_after(outbox, 30, player_asked)
+    crowd("usage")
     assert len(_drain(outbox)) == 30  # every crowd answer begun
-    for i in range(30):
-        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"], asked=player_asked + 1 + i / 100)
-    backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
+    crowd("top")
+    outbox.backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
     sent = _drain(outbox)
     assert "rank" in sent[:2], sent
     assert len(sent) == 31  # and every crowd answer ends
@@ -380,14 +377,28 @@ def test_the_rest_of_answers_begun_gives_way_to_a_players_answer() -> None:
     They give way, not his answer (asked before theirs, it was the one
     dropped: on ngircd a probe had no answer in 60 s, issue 33.3)."""
     outbox = _outbox(per_host=6)
-    backlog = outbox.backlog
     player_asked = time.time()
-    backlog.locate("player", "10.0.0.2")
-    for i in range(40):
-        backlog.locate(f"crowd{i}", "10.0.0.2")
-        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} usage"], asked=player_asked + 1 + i / 100)
-        outbox.take()  # every crowd answer begun
-    assert backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
-    for i in range(40):
-        backlog.add(Kind.ANSWER, f"crowd{i}", [f"c{i} top"], asked=player_asked + 1 + i / 100)
+    crowd = _crowd_heard_after(outbox, 40, player_asked)
+    crowd("usage", take=True)  # every crowd answer begun
+    assert outbox.backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
+    crowd("top")
     assert "rank" in _drain(outbox)
+
+
+def _crowd_heard_after(outbox: Outbox, count: int, player_asked: float) -> Callable[..., None]:
+    """A crowd of `count` on a player's host, each heard after him; the
+    function returned queues a line for each (`take`: one line sent after
+    each)."""
+    backlog = outbox.backlog
+    for nick in ["player", *(f"crowd{i}" for i in range(count))]:
+        backlog.locate(nick, "10.0.0.2")
+
+    def lines(text: str, take: bool = False) -> None:
+        for i in range(count):
+            backlog.add(
+                Kind.ANSWER, f"crowd{i}", [f"c{i} {text}"], asked=player_asked + 1 + i / 100
+            )
+            if take:
+                outbox.take()
+
+    return lines

@@ -79,9 +79,9 @@ class Bell:
 
 
 class _Hearing(asyncio.DatagramProtocol):
-    def __init__(self, heard: Callable[[], None], own: bool) -> None:
+    def __init__(self, heard: Callable[[], None], hears_own: bool) -> None:
         self.heard = heard
-        self.own = b"" if own else str(os.getpid()).encode()
+        self.own = b"" if hears_own else str(os.getpid()).encode()
 
     def datagram_received(self, data: bytes, addr: object) -> None:
         if data != self.own:
@@ -114,6 +114,6 @@ async def listen(
         return None
     sock.setblocking(False)
     transport, _ = await asyncio.get_running_loop().create_datagram_endpoint(
-        lambda: _Hearing(heard, own=listener != BOT), sock=sock
+        lambda: _Hearing(heard, hears_own=listener != BOT), sock=sock
     )
     return transport

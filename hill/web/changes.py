@@ -17,6 +17,7 @@ every few seconds, as pages did before they could be told.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -37,6 +38,7 @@ class Changes:
         self.database = database
         self.heard = False  # listening: a change wakes the waiting pages
         self.waiting = 0  # requests held now
+        self._stopped = False
         self._next = asyncio.Event()
         self._bell: asyncio.DatagramTransport | None = None
 
@@ -49,7 +51,7 @@ class Changes:
         if self._bell is not None:
             self._bell.close()
             self._bell = None
-        self.heard = False
+        self._stopped = True
         self._rang()
 
     def _rang(self) -> None:
@@ -60,22 +62,18 @@ class Changes:
         self, seen: str | None, read: Callable[[], Awaitable[tuple[str, T]]], settle: float = 0.0
     ) -> T:
         """`read()` gives (a key of what it read, what it read); once its key
-        differs from `seen`, or at HOLD_SECONDS, what it read last."""
+        differs from `seen`, or at HOLD_SECONDS (UNHEARD_SECONDS when the
+        bell is not heard), what it read last."""
         loop = asyncio.get_running_loop()
         asked = loop.time()
-        deadline = asked + HOLD_SECONDS
+        deadline = asked + (HOLD_SECONDS if self.heard else UNHEARD_SECONDS)
         rang = self._next  # taken before each read: a ring during the read is not lost
         key, value = await read()
-        if key == seen and not self.heard:
-            await asyncio.sleep(UNHEARD_SECONDS)
-            return (await read())[1]
         self.waiting += 1
         try:
-            while key == seen and self.heard and loop.time() < deadline:
-                try:
+            while key == seen and not self._stopped and loop.time() < deadline:
+                with contextlib.suppress(TimeoutError):  # (then read once more: unheard, a change)
                     await asyncio.wait_for(rang.wait(), deadline - loop.time())
-                except TimeoutError:
-                    break
                 await asyncio.sleep(asked + settle - loop.time())  # (none when past)
                 rang = self._next
                 key, value = await read()

@@ -89,8 +89,13 @@ def _asked(request: web.Request, state: LinkState) -> dict[str, Any] | None:
     return {"state": asked.state, "answer": answer, "program": outcome.program}
 
 
+def _shown(state: LinkState, waiting: int) -> str:
+    """What the page shows of the upload, as its reload says it saw it."""
+    return f"{state.request.state}.{waiting}" if state.request is not None else "form"
+
+
 def _page(
-    request: web.Request, state: LinkState, status: int = 200, seen: str = "", **extra: Any
+    request: web.Request, state: LinkState, status: int = 200, waiting: int = 0, **extra: Any
 ) -> web.Response:
     link = state.link
     data = {
@@ -102,7 +107,7 @@ def _page(
         "error": None,
         "code": "",
         "request": _asked(request, state),
-        "waiting": 0,
+        "waiting": waiting,
         "expired": state.expired,
         **extra,
     }
@@ -110,7 +115,7 @@ def _page(
     response.headers["Cache-Control"] = "no-store"
     if state.request is not None and state.request.state in OPEN:
         # asked again at once, held until it moves (hill/web/changes.py)
-        response.headers["Refresh"] = f"0; url={request.path}?seen={seen}"
+        response.headers["Refresh"] = f"0; url={request.path}?seen={_shown(state, waiting)}"
     return response
 
 
@@ -118,19 +123,18 @@ async def show(request: web.Request) -> web.Response:
     """The form, or what became of the upload; with `?seen=` (the page's
     reload), once it is no longer what the browser saw."""
 
-    async def read() -> tuple[str, tuple[LinkState, int, str]]:
+    async def read() -> tuple[str, tuple[LinkState, int]]:
         state = await _state(request)
         asked = state.request
         waiting = 0
         if asked is not None and asked.state in OPEN:
             waiting = await _THREAD.run(_uploads(request).book.waiting_before, asked.id)
-        key = f"{asked.state}.{waiting}" if asked is not None else "form"
-        return key, (state, waiting, key)
+        return _shown(state, waiting), (state, waiting)
 
-    state, waiting, key = await request.app[CHANGES].after(request.query.get("seen"), read)
+    state, waiting = await request.app[CHANGES].after(request.query.get("seen"), read)
     if state.request is None and state.expired:
         return _page(request, state, 410, error="this link has expired: ask the bot for a new one")
-    return _page(request, state, seen=key, waiting=waiting)
+    return _page(request, state, waiting=waiting)
 
 
 async def upload(request: web.Request) -> web.Response:
