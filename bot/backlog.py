@@ -8,6 +8,10 @@ bot ask a lot pays for it with their own share.  Recipients wait per host
 (bot.identity.host_of, where their commands come from: `locate`): one
 machine's connections, whatever their nicks and idents.  Answers and
 refusals wait alike, in their recipient's turn: neither starves the other.
+An answer of several lines is one message (`-help`'s three: bot.client.say
+with paragraphs), counted, sent and given way as a whole: sent as three
+one-line answers, a crowd's first lines were as short as a player's answer,
+and those asked after his pushed it out.
 
 The turns alternate.  Every other line goes to the host served least
 recently, and within it to the recipient served least recently; one that

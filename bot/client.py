@@ -176,7 +176,7 @@ class IrcClient:
     def say(
         self,
         target: str,
-        text: str,
+        text: str | list[str],
         *,
         notice: bool = False,
         prefix: str = "",
@@ -185,13 +185,14 @@ class IrcClient:
         on_sent: Callable[[], None] | None = None,
         asked: float | None = None,
     ) -> None:
-        """Queue `prefix + text` for `target`, in as many lines as it takes;
-        `recipient` is whom it is for (the outbox takes turns between them;
-        default: the target), `refusal` marks an error or a limit (it gives
-        way first when the outbox is full, and is dropped if it waits too
-        long), `on_sent` is called once the last line is written to the
-        server, and `asked` is when the request it answers was heard
-        (time.time(); default: now)."""
+        """Queue `prefix + text` for `target`, in as many lines as it takes
+        (a list: paragraphs of one answer, each from a line of its own: they
+        wait and give way together, bot.backlog); `recipient` is whom it is
+        for (the outbox takes turns between them; default: the target),
+        `refusal` marks an error or a limit (it gives way first when the
+        outbox is full, and is dropped if it waits too long), `on_sent` is
+        called once the last line is written to the server, and `asked` is
+        when the request it answers was heard (time.time(); default: now)."""
         command = "NOTICE" if notice else "PRIVMSG"
         source = self.link.source or fallback_source(self.nick, self.settings.username)
         self.outbox.add_text(
@@ -209,7 +210,7 @@ class IrcClient:
     def reply(
         self,
         message: Incoming,
-        text: str,
+        text: str | list[str],
         *,
         refusal: bool = False,
         on_sent: Callable[[], None] | None = None,
@@ -219,7 +220,8 @@ class IrcClient:
         say() for `refusal` and `on_sent`."""
         sender = message.sender
         if message.late:
-            text = f"(heard late: you said it at {message.heard:%H:%M:%S} UTC) {text}"
+            late = f"(heard late: you said it at {message.heard:%H:%M:%S} UTC) "
+            text = late + text if isinstance(text, str) else [late + text[0], *text[1:]]
         self.say(
             message.channel or sender.nick,
             text,

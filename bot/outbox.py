@@ -41,7 +41,7 @@ class Outbox:
         self,
         command: str,
         target: str,
-        text: str,
+        text: str | list[str],
         *,
         budget: int,
         prefix: str = "",
@@ -51,10 +51,13 @@ class Outbox:
         asked: float | None = None,
     ) -> bool:
         """Queue `prefix + text` (made plain) to `target`, in as many lines as
-        fit `budget` bytes of text each, the answer to a request heard at
-        `asked` (bot.backlog); False when the outbox has no room."""
+        fit `budget` bytes of text each (a list: paragraphs, each from a line
+        of its own), one answer to a request heard at `asked` (bot.backlog);
+        False when the outbox has no room."""
         prefix = plain(prefix)
-        pieces = split_text(plain(text), budget - len(prefix.encode()))
+        paragraphs = [text] if isinstance(text, str) else text
+        room = budget - len(prefix.encode())
+        pieces = [piece for p in paragraphs for piece in split_text(plain(p), room)]
         lines = [f"{command} {target} :{prefix}{piece}" for piece in pieces]
         return self.backlog.add(kind, recipient or target, lines, on_sent, asked)
 

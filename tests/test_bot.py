@@ -156,6 +156,15 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
                 f"{top.scores['markov']:.1f}, 2. "
             )
             assert text.endswith("Full report: https://hill.example.org/")
+            answers: list[int] = []  # lines in each answer queued for dan
+            add = bot.client.outbox.backlog.add
+
+            def counted(kind, recipient, lines, *args, **kwargs):  # type: ignore[no-untyped-def]
+                if recipient == "dan":
+                    answers.append(len(lines))
+                return add(kind, recipient, lines, *args, **kwargs)
+
+            bot.client.outbox.backlog.add = counted  # type: ignore[method-assign]
             dan.say(nick, "!bfjoust-help")
             first = await dan.reply(nick, "Commands:")
             assert "!bfjoust NAME CODE|URL" in first and "!bfjoust-withdraw NAME" in first
@@ -168,6 +177,9 @@ def test_rank_report_and_help(ngircd: Ngircd, tmp_path) -> None:
                 "(or digits after * or %), so keep those out of comments."
             )
             assert (await dan.reply(nick, "Top of the hill")) == text
+            # one answer of three lines: it waits and gives way as a whole, so
+            # a one-line answer beside it is never the longest (issue 33.3)
+            assert answers == [3]
 
     run(scenario())
 

@@ -385,18 +385,36 @@ def test_the_rest_of_answers_begun_gives_way_to_a_players_answer() -> None:
     assert "rank" in _drain(outbox)
 
 
+def test_a_crowd_heard_after_a_player_does_not_push_his_answer_out() -> None:
+    """The host's share is full of a crowd heard after a player (ngircd
+    relays a crowd slowly), his answer queued before theirs: each asked for
+    help, three lines in one answer, so his one line is never the longest
+    queue and stays (when help came in three answers of a line each, the
+    crowd's first lines, as short as his and asked after, pushed it out:
+    a probe had no answer in 60 s, issue 33.3)."""
+    outbox = _outbox(per_host=6)
+    player_asked = time.time()
+    crowd = _crowd_heard_after(outbox, 40, player_asked)
+    assert outbox.backlog.add(Kind.ANSWER, "player", ["rank"], asked=player_asked)
+    crowd("usage", "prose", "top")
+    assert "rank" in _drain(outbox)
+
+
 def _crowd_heard_after(outbox: Outbox, count: int, player_asked: float) -> Callable[..., None]:
     """A crowd of `count` on a player's host, each heard after him; the
-    function returned queues a line for each (`take`: one line sent after
-    each)."""
+    function returned queues an answer for each, a line per text (`take`:
+    one line sent after each)."""
     backlog = outbox.backlog
     for nick in ["player", *(f"crowd{i}" for i in range(count))]:
         backlog.locate(nick, "10.0.0.2")
 
-    def lines(text: str, take: bool = False) -> None:
+    def lines(*texts: str, take: bool = False) -> None:
         for i in range(count):
             backlog.add(
-                Kind.ANSWER, f"crowd{i}", [f"c{i} {text}"], asked=player_asked + 1 + i / 100
+                Kind.ANSWER,
+                f"crowd{i}",
+                [f"c{i} {text}" for text in texts],
+                asked=player_asked + 1 + i / 100,
             )
             if take:
                 outbox.take()

@@ -39,7 +39,9 @@ T = TypeVar("T")
 class Reply(Protocol):
     """How an answer goes back (IrcClient.reply)."""
 
-    def __call__(self, message: Incoming, text: str, *, refusal: bool = False) -> None: ...
+    def __call__(
+        self, message: Incoming, text: str | list[str], *, refusal: bool = False
+    ) -> None: ...
 
 
 Run = Callable[["Context", Incoming, str], Awaitable[None]]

@@ -17,9 +17,11 @@ PROSE_WARNING = (
 
 @command("-help")
 async def help(bot: Context, message: Incoming, args: str) -> None:
-    bot.reply(message, usage_line(bot))
-    bot.reply(message, PROSE_WARNING)
-    bot.reply(message, top_line(await bot.standings(), bot.settings.web.url))
+    # one answer of three lines, not three answers: when the outbox is full
+    # it gives way as a whole, and a one-line answer beside it is never the
+    # longest queue (bot.backlog; issue 33.3)
+    top = top_line(await bot.standings(), bot.settings.web.url)
+    bot.reply(message, [usage_line(bot), PROSE_WARNING, top])
 
 
 def usage_line(bot: Context) -> str:
