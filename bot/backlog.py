@@ -26,17 +26,17 @@ answers, queued one after another as the bot reads the hill for each,
 answer requests heard before his (taken in the order queued, the newest
 went first and 200 of them kept a player of the crowd's host waiting
 13-60 s), and those heard after his (a server relays a crowd slowly) have
-had their first lines already, their last ones queued as the bot's read
-ends (taken before his, the short turns went to them: 60 s on ngircd).
+had their first lines already (taken before his, the short turns went to
+the rest of theirs: 60 s on ngircd).
 No long answer waits for ever.
 
 It is bounded per recipient, per host (but for the request book's stored
 answers: the hill's limits bound those) and in all.  When full, refusals
 give way first (the recipient's own, their host's, then the oldest), then
 the longest queue: whoever has the most lines waiting, as many as the
-newcomer would have at least (the one who asked first, of those, the
-newcomer too), drops their oldest answer not yet begun that can be asked
-again.  So a request just heard always finds room, even on a host whose
+newcomer would have at least (of those, the rest of an answer begun, then
+the one who asked first, the newcomer too), drops their oldest answer not
+yet begun that can be asked again.  So a request just heard always finds room, even on a host whose
 crowd fills its share, and the crowd's answers, asked before it but queued
 after it as the bot gets to them, do not push it out.
 A refusal that has waited `refusal_ttl` seconds is dropped ("try again in
@@ -211,15 +211,15 @@ class Backlog:
         recipients = self._waiting.get(host or "", {})
         wanted = self._lines[newcomer.recipient] + len(newcomer.lines)
         candidates = [
-            (self._lines[r], *self._yielding(droppable[0]), droppable[0])
+            (self._lines[r], self._yielding(droppable[0]), droppable[0])
             for r, messages in recipients.items()
             if r != newcomer.recipient and self._lines[r] >= wanted
             if (droppable := [m for m in messages if not m.started and m.on_sent is None])
         ]
         if not candidates:
             return False
-        lines, begun, asked, _, victim = max(candidates, key=lambda c: c[:4])
-        if lines == wanted and self._yielding(newcomer)[:2] > (begun, asked):
+        lines, yielding, victim = max(candidates, key=lambda c: c[:2])
+        if lines == wanted and self._yielding(newcomer)[:2] > yielding[:2]:
             return False
         return self._drop([victim])
 

@@ -71,9 +71,11 @@ class Changes:
         key, value = await read()
         self.waiting += 1
         try:
-            while key == seen and not self._stopped and loop.time() < deadline:
-                with contextlib.suppress(TimeoutError):  # (then read once more: unheard, a change)
+            while key == seen and loop.time() < deadline:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(rang.wait(), deadline - loop.time())
+                if self._stopped or (self.heard and not rang.is_set()):
+                    break  # stopping, or held to the end with no ring: nothing to read again
                 await asyncio.sleep(asked + settle - loop.time())  # (none when past)
                 rang = self._next
                 key, value = await read()
